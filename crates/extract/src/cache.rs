@@ -1,0 +1,65 @@
+//! Per-thread parsers and compiled queries. A `Query` is compiled once per language per thread:
+//! sharing one across threads makes its regex predicates contend.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use sextant_lang::{CompiledQuery, Language};
+use tree_sitter::Parser;
+
+/// What a worker thread needs to extract one language.
+pub(crate) struct Tools {
+    pub parser: Parser,
+    pub query: CompiledQuery,
+    /// Node kind ids that add a branch to cyclomatic complexity.
+    pub complexity_kinds: Vec<bool>,
+}
+
+thread_local! {
+    static TOOLS: RefCell<HashMap<String, Result<Tools, String>>> = RefCell::new(HashMap::new());
+}
+
+fn build(language: &Language) -> Result<Tools, String> {
+    let query = language.compile().map_err(|e| e.to_string())?;
+    let mut parser = Parser::new();
+    parser
+        .set_language(&language.grammar)
+        .map_err(|e| format!("grammar {}: {e}", language.manifest.grammar))?;
+    let mut complexity_kinds = vec![false; language.grammar.node_kind_count() + 1];
+    let rules = &language.manifest.complexity;
+    let mut mark = |kind: &str, named: bool| {
+        let id = language.grammar.id_for_node_kind(kind, named) as usize;
+        if id != 0 && id < complexity_kinds.len() {
+            complexity_kinds[id] = true;
+        }
+    };
+    for kind in &rules.nodes {
+        mark(kind, true);
+    }
+    for op in &rules.operators {
+        mark(op, false);
+        mark(op, true);
+    }
+    Ok(Tools {
+        parser,
+        query,
+        complexity_kinds,
+    })
+}
+
+/// Runs `f` with this thread's tools for `language`, building them on first use.
+pub(crate) fn with_tools<R>(
+    language: &Language,
+    f: impl FnOnce(Result<&mut Tools, String>) -> R,
+) -> R {
+    TOOLS.with(|cell| {
+        let mut map = cell.borrow_mut();
+        let entry = map
+            .entry(language.id().to_string())
+            .or_insert_with(|| build(language));
+        match entry {
+            Ok(tools) => f(Ok(tools)),
+            Err(e) => f(Err(e.clone())),
+        }
+    })
+}

@@ -1,0 +1,78 @@
+//! Parsing with guards: a bracket-nesting pre-scan (deep nesting overflows recursive code) and a
+//! wall-clock budget enforced through tree-sitter's progress callback.
+
+use std::ops::ControlFlow;
+use std::time::{Duration, Instant};
+
+use tree_sitter::{ParseOptions, Parser, Tree};
+
+/// Limits for one file.
+#[derive(Debug, Clone)]
+pub struct ParseLimits {
+    /// Wall-clock budget for the parse.
+    pub timeout: Duration,
+}
+
+impl Default for ParseLimits {
+    fn default() -> Self {
+        ParseLimits {
+            timeout: Duration::from_secs(2),
+        }
+    }
+}
+
+/// The deepest nesting of `(`, `[` and `{` in the text (a cheap over-approximation: brackets in
+/// strings and comments count too).
+pub fn max_nesting(bytes: &[u8]) -> u32 {
+    let mut depth: i64 = 0;
+    let mut max: i64 = 0;
+    for &b in bytes {
+        match b {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b')' | b']' | b'}' => depth = (depth - 1).max(0),
+            _ => {}
+        }
+    }
+    max as u32
+}
+
+/// Parses `text`, giving up (`None`) when the budget runs out.
+pub(crate) fn parse(parser: &mut Parser, text: &str, limits: &ParseLimits) -> Option<Tree> {
+    let bytes = text.as_bytes();
+    let deadline = Instant::now() + limits.timeout;
+    let mut progress = |_: &tree_sitter::ParseState| {
+        if Instant::now() > deadline {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let options = ParseOptions::new().progress_callback(&mut progress);
+    let mut input = |offset: usize, _| -> &[u8] {
+        if offset < bytes.len() {
+            &bytes[offset..]
+        } else {
+            &[]
+        }
+    };
+    let tree = parser.parse_with_options(&mut input, None, Some(options));
+    if tree.is_none() {
+        parser.reset();
+    }
+    tree
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nesting_is_measured() {
+        assert_eq!(max_nesting(b"f(a[1], {b: (c)})"), 3);
+        assert_eq!(max_nesting(b")))((("), 3);
+        assert_eq!(max_nesting(b""), 0);
+    }
+}

@@ -1,0 +1,150 @@
+//! Text helpers: whitespace collapsing, comment-marker stripping, type-name cleaning.
+
+/// Number of lines (a trailing text without newline counts as a line).
+pub(crate) fn line_count(text: &str) -> u32 {
+    if text.is_empty() {
+        return 0;
+    }
+    let newlines = memchr_count(text.as_bytes(), b'\n');
+    (newlines + usize::from(!text.ends_with('\n'))) as u32
+}
+
+fn memchr_count(bytes: &[u8], needle: u8) -> usize {
+    bytes.iter().filter(|&&b| b == needle).count()
+}
+
+/// Collapses runs of whitespace to one space, trims, and caps the length (on a char boundary).
+pub(crate) fn collapse(text: &str, max: usize) -> String {
+    let mut out = String::with_capacity(text.len().min(max + 4));
+    let mut space = false;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            space = !out.is_empty();
+            continue;
+        }
+        if space {
+            out.push(' ');
+            space = false;
+        }
+        if out.len() >= max {
+            out.push('…');
+            return out;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Strips comment markers from a doc comment or docstring and trims common indentation.
+pub(crate) fn clean_doc(raw: &str) -> String {
+    let mut text = raw.trim();
+    for quote in ["\"\"\"", "'''", "\"", "'"] {
+        if text.len() >= 2 * quote.len() && text.starts_with(quote) && text.ends_with(quote) {
+            text = &text[quote.len()..text.len() - quote.len()];
+            break;
+        }
+    }
+    // Python string prefixes (r"""...""").
+    let mut lines: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let mut l = line.trim();
+        for marker in ["/**", "/*!", "/*", "*/", "///", "//!", "//", "#"] {
+            if let Some(rest) = l.strip_prefix(marker) {
+                l = rest;
+                break;
+            }
+        }
+        if let Some(rest) = l.strip_suffix("*/") {
+            l = rest;
+        }
+        let l = l.trim();
+        let l = l
+            .strip_prefix("* ")
+            .unwrap_or(if l == "*" { "" } else { l });
+        lines.push(l.trim_end().to_string());
+    }
+    while lines.first().is_some_and(|l| l.is_empty()) {
+        lines.remove(0);
+    }
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    let joined = lines.join("\n");
+    if joined.len() > 4000 {
+        let mut end = 4000;
+        while !joined.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}…", &joined[..end])
+    } else {
+        joined
+    }
+}
+
+/// Reduces a written type to its bare name: `&mut a::Foo<T>` → `a::Foo`, `*Server` → `Server`.
+pub(crate) fn clean_type(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut depth = 0u32;
+    for c in text.chars() {
+        match c {
+            '<' | '[' | '(' => depth += 1,
+            '>' | ']' | ')' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    let mut s = out.trim();
+    loop {
+        let before = s;
+        for prefix in [
+            "&", "*", "mut ", "dyn ", "impl ", "const ", "struct ", "class ",
+        ] {
+            if let Some(rest) = s.strip_prefix(prefix) {
+                s = rest.trim_start();
+            }
+        }
+        if s == before {
+            break;
+        }
+    }
+    s.trim_end_matches(['?', '!', '&', '*', ' ']).to_string()
+}
+
+/// Splits a qualified name on any of the usual separators (`::`, `.`, `\`, `/`, `#`).
+pub fn split_qualified(text: &str) -> Vec<&str> {
+    text.split(['.', ':', '\\', '/', '#'])
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// Is the name written like a constant (`MAX_SIZE`, `HTTP2`)?
+pub(crate) fn is_upper_case(name: &str) -> bool {
+    name.chars().any(|c| c.is_ascii_uppercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn helpers() {
+        assert_eq!(collapse("fn  f(\n   a: u8)\t", 100), "fn f( a: u8)");
+        assert_eq!(collapse("abcdef", 3), "abc…");
+        assert_eq!(clean_doc("/// One.\n/// Two."), "One.\nTwo.");
+        assert_eq!(clean_doc("/**\n * Hello\n * world\n */"), "Hello\nworld");
+        assert_eq!(
+            clean_doc("\"\"\"Doc.\n\n    More.\n    \"\"\""),
+            "Doc.\n\nMore."
+        );
+        assert_eq!(clean_type("&mut a::Foo<T>"), "a::Foo");
+        assert_eq!(clean_type("*Server"), "Server");
+        assert_eq!(clean_type("List[T]"), "List");
+        assert_eq!(split_qualified("a::b.c"), vec!["a", "b", "c"]);
+        assert!(is_upper_case("MAX_2") && !is_upper_case("Max") && !is_upper_case("_"));
+        assert_eq!(line_count("a\nb"), 2);
+        assert_eq!(line_count("a\nb\n"), 2);
+    }
+}

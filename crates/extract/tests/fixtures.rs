@@ -1,0 +1,183 @@
+//! One generic test: every language folder loads (read from disk through the same loader as the
+//! embedded ones, so query edits need no rebuild), and every fixture under
+//! `languages/<lang>/fixtures/` is extracted and compared with its snapshot in
+//! `languages/<lang>/snapshots/`. Update snapshots with
+//! `INSTA_UPDATE=always cargo test -p sextant-extract --test fixtures`; check one language with
+//! `SEXTANT_LANG=go`.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use sextant_lang::Registry;
+use sextant_model::FileFacts;
+
+fn render(facts: &FileFacts) -> String {
+    let mut out = String::new();
+    if let Some(p) = &facts.package {
+        writeln!(out, "package {p}").unwrap();
+    }
+    writeln!(out, "lines {}", facts.line_count).unwrap();
+    for d in &facts.diagnostics {
+        writeln!(
+            out,
+            "diagnostic {} line {}: {}",
+            d.kind.as_str(),
+            d.line,
+            d.message
+        )
+        .unwrap();
+    }
+    for (i, d) in facts.definitions.iter().enumerate() {
+        let depth = {
+            let mut n = 0;
+            let mut p = d.parent;
+            while let Some(x) = p {
+                n += 1;
+                p = facts.definitions[x as usize].parent;
+            }
+            n
+        };
+        let indent = "  ".repeat(depth);
+        write!(
+            out,
+            "{indent}def#{i} {} {} [{}] L{}-{} {}",
+            d.kind,
+            d.name,
+            d.scope_path.join(" / "),
+            d.span.start_line,
+            d.span.end_line,
+            d.visibility
+        )
+        .unwrap();
+        if !d.modifiers.is_empty() {
+            write!(out, " mods={}", d.modifiers.join(",")).unwrap();
+        }
+        if let Some(c) = d.complexity {
+            write!(out, " cc={c}").unwrap();
+        }
+        writeln!(out).unwrap();
+        writeln!(out, "{indent}    sig: {}", d.signature).unwrap();
+        if let Some(doc) = &d.doc {
+            writeln!(out, "{indent}    doc: {}", doc.replace('\n', " ⏎ ")).unwrap();
+        }
+    }
+    for r in &facts.references {
+        write!(out, "ref {} {}", r.kind.as_str(), r.name).unwrap();
+        if let Some(recv) = &r.receiver {
+            write!(out, " recv={recv}").unwrap();
+        }
+        if let Some(imp) = &r.implementor {
+            write!(out, " for={imp}").unwrap();
+        }
+        let within = r
+            .enclosing
+            .map(|e| facts.definitions[e as usize].scope_path.join("/"))
+            .unwrap_or_else(|| "<file>".into());
+        writeln!(
+            out,
+            " in={within} L{}:{}",
+            r.span.start_line, r.span.start_col
+        )
+        .unwrap();
+    }
+    for i in &facts.imports {
+        write!(out, "import source={:?}", i.source).unwrap();
+        if let Some(n) = &i.name {
+            write!(out, " name={n}").unwrap();
+        }
+        if let Some(a) = &i.alias {
+            write!(out, " alias={a}").unwrap();
+        }
+        if i.wildcard {
+            write!(out, " wildcard").unwrap();
+        }
+        writeln!(out, " L{}", i.span.start_line).unwrap();
+    }
+    out
+}
+
+fn languages_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../languages")
+}
+
+/// Loads every `languages/<id>/` folder from disk.
+fn registry_from_disk() -> Registry {
+    let mut folders: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(languages_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("language.toml").is_file())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let mut files = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+            if path.is_file() && (ext == "toml" || ext == "scm") {
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                files.push((name, std::fs::read_to_string(&path).unwrap()));
+            }
+        }
+        folders.push((
+            dir.file_name().unwrap().to_string_lossy().into_owned(),
+            files,
+        ));
+    }
+    let borrowed: Vec<(&str, Vec<(&str, &str)>)> = folders
+        .iter()
+        .map(|(n, fs)| {
+            (
+                n.as_str(),
+                fs.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect(),
+            )
+        })
+        .collect();
+    let refs: Vec<(&str, &[(&str, &str)])> =
+        borrowed.iter().map(|(n, fs)| (*n, fs.as_slice())).collect();
+    let mut registry = Registry::default();
+    registry.add_folders(&refs).unwrap();
+    registry
+}
+
+#[test]
+fn every_language_fixture_matches_its_snapshot() {
+    let registry = registry_from_disk();
+    let only = std::env::var("SEXTANT_LANG").ok();
+    let mut checked = 0;
+    for language in registry.languages() {
+        if only.as_deref().is_some_and(|o| o != language.id()) {
+            continue;
+        }
+        if let Err(e) = language.compile() {
+            panic!("{e}");
+        }
+        let folder = languages_dir().join(language.id());
+        let fixtures = folder.join("fixtures");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&fixtures)
+            .unwrap_or_else(|e| panic!("{}: no fixtures folder: {e}", language.id()))
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_file())
+            .collect();
+        files.sort();
+        assert!(!files.is_empty(), "{} has no fixtures", language.id());
+        for file in files {
+            let name = file.file_name().unwrap().to_string_lossy().into_owned();
+            let text = std::fs::read_to_string(&file).unwrap();
+            let facts = sextant_extract::extract(language, &format!("fixtures/{name}"), &text);
+            assert!(
+                facts.diagnostics.is_empty() || name.contains("broken"),
+                "{}/{name}: {:?}",
+                language.id(),
+                facts.diagnostics
+            );
+            let mut settings = insta::Settings::clone_current();
+            settings.set_snapshot_path(folder.join("snapshots"));
+            settings.set_prepend_module_to_snapshot(false);
+            settings.set_omit_expression(true);
+            settings.bind(|| insta::assert_snapshot!(name.clone(), render(&facts)));
+            checked += 1;
+        }
+    }
+    assert!(checked >= 1);
+}

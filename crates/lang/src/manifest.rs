@@ -1,0 +1,212 @@
+//! `language.toml`: the data that makes a grammar into a Sextant language.
+//!
+//! Every field but the identity has a default, so a minimal manifest is short; unknown fields are
+//! rejected so typos surface at load time.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+/// How a file's module or package prefix is derived (prepended to qualified names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ModuleStyle {
+    /// No prefix: names are qualified by their namespaces/scopes only (C, C++, C#, Ruby).
+    #[default]
+    None,
+    /// Dotted package path from the topmost directory with `__init__.py` (`pkg.sub.mod`).
+    Python,
+    /// Crate name (directory of the nearest `Cargo.toml`) + module path under `src/`.
+    Rust,
+    /// The package directory, relative to the repository (`internal/store`).
+    Go,
+    /// The path without extension; `index` files name their directory (`src/util/fmt`).
+    Path,
+    /// The file's `@package.name` declaration (Java, Kotlin, PHP).
+    Declared,
+    /// The file path itself (Markdown documents).
+    Document,
+}
+
+/// Rules that adjust definition kinds from context.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DefinitionRules {
+    /// A `function` whose parent is a type (class, struct, trait, ...) becomes a `method`.
+    pub methods_inside_types: bool,
+    /// Method names that are constructors (`__init__`, `constructor`, `initialize`).
+    pub constructor_names: Vec<String>,
+    /// A `variable` whose parent is a type becomes a `field`.
+    pub fields_inside_types: bool,
+    /// A `variable` written in upper case (`MAX_SIZE`) becomes a `constant`.
+    pub upper_case_constants: bool,
+}
+
+impl Default for DefinitionRules {
+    fn default() -> Self {
+        DefinitionRules {
+            methods_inside_types: true,
+            constructor_names: Vec::new(),
+            fields_inside_types: true,
+            upper_case_constants: false,
+        }
+    }
+}
+
+/// Where documentation comes from.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct DocRules {
+    /// Node kinds that are comments.
+    pub comment_kinds: Vec<String>,
+    /// If non-empty, only comments starting with one of these count as docs (`///`, `/**`).
+    pub prefixes: Vec<String>,
+    /// Node kinds allowed between a doc comment and its definition (attributes, decorators).
+    pub skip_kinds: Vec<String>,
+    /// Node kinds that wrap a definition and own its leading comments (`export_statement`,
+    /// `decorated_definition`, `template_declaration`).
+    pub wrapper_kinds: Vec<String>,
+    /// A string literal as the first statement of the body is the docstring (Python).
+    pub docstring: bool,
+}
+
+/// How visibility is decided.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct VisibilityRules {
+    /// For top-level definitions when nothing in the source says otherwise.
+    pub default: String,
+    /// For members of types when nothing in the source says otherwise.
+    pub member_default: String,
+    /// Keyword text → visibility (`pub` → `public`, `pub(crate)` → `crate`).
+    pub keywords: BTreeMap<String, String>,
+    /// Node kinds whose whole text is looked up in `keywords` (Rust `visibility_modifier`).
+    pub keyword_kinds: Vec<String>,
+    /// Child node kinds whose children are searched for keywords (`modifiers`).
+    pub modifier_containers: Vec<String>,
+    /// Wrapper kinds that export a top-level definition (`export_statement`) → `public`.
+    pub export_wrappers: Vec<String>,
+    /// The visibility of a top-level definition with no export wrapper, when `export_wrappers` is set.
+    pub unexported: String,
+    /// Preceding sibling kinds that set the visibility of the following members (C++ `public:`).
+    pub access_label_kinds: Vec<String>,
+    /// Naming convention: `underscore` (`_x` private) or `capitalized` (Go: upper case exported).
+    pub convention: String,
+}
+
+impl Default for VisibilityRules {
+    fn default() -> Self {
+        VisibilityRules {
+            default: "public".into(),
+            member_default: "public".into(),
+            keywords: BTreeMap::new(),
+            keyword_kinds: Vec::new(),
+            modifier_containers: Vec::new(),
+            export_wrappers: Vec::new(),
+            unexported: "module".into(),
+            access_label_kinds: Vec::new(),
+            convention: String::new(),
+        }
+    }
+}
+
+/// Which modifiers are recorded.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct ModifierRules {
+    /// Keyword tokens recorded as modifiers when they are children of the definition
+    /// (or of one of `containers`): `static`, `async`, `abstract`, ...
+    pub keywords: Vec<String>,
+    /// Child node kinds searched too (`modifiers`, `declaration_modifiers`).
+    pub containers: Vec<String>,
+    /// Child node kinds recorded as `@<text>` decorators/annotations (`decorator`, `annotation`).
+    pub decorator_kinds: Vec<String>,
+}
+
+/// What counts for cyclomatic complexity.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct ComplexityRules {
+    /// Node kinds that add a branch (`if_statement`, `for_statement`, `catch_clause`, `case`...).
+    pub nodes: Vec<String>,
+    /// Operator tokens that add a branch (`&&`, `||`, `and`, `or`, `??`).
+    pub operators: Vec<String>,
+}
+
+/// How imports are read and resolved.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct ImportRules {
+    /// Separator inside module paths as written (`.`, `::`, `/`, `\`).
+    pub path_separator: String,
+    /// The style of `@import.tree` captures (`rust`).
+    pub tree_style: String,
+    /// Quote characters stripped from `@import.source` (`"'` for JS, Go, C includes).
+    pub strip: String,
+    /// Receivers that mean "this object" (`self`, `this`, `cls`).
+    pub self_names: Vec<String>,
+    /// Receivers that mean "the parent class" (`super`).
+    pub super_names: Vec<String>,
+    /// File extensions tried when resolving a relative import to a file (`ts`, `tsx`, `js`).
+    pub extensions: Vec<String>,
+    /// File stems that stand for their directory (`index`, `__init__`, `mod`).
+    pub index_files: Vec<String>,
+    /// What an import with neither name nor alias binds: `first` segment of the path (Python
+    /// `import a.b` binds `a`), `last` segment (Go, Java, Rust), or `none` (JS side-effect imports,
+    /// C includes, Ruby requires).
+    pub binds: String,
+}
+
+/// A parsed `language.toml`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Stable language id (`python`, `typescript`, `tsx`).
+    pub id: String,
+    /// Human name.
+    pub name: String,
+    /// Compiled-in grammar name.
+    pub grammar: String,
+    /// File extensions, without the dot.
+    #[serde(default)]
+    pub extensions: Vec<String>,
+    /// Exact file names (`Rakefile`).
+    #[serde(default)]
+    pub filenames: Vec<String>,
+    /// Query files of this folder, run in order (first match of a node wins).
+    #[serde(default = "default_queries")]
+    pub queries: Vec<String>,
+    /// Languages whose queries are appended after ours (TypeScript inherits JavaScript).
+    #[serde(default)]
+    pub inherits: Vec<String>,
+    /// Separator between qualified-name segments.
+    pub separator: String,
+    #[serde(default)]
+    pub module: ModuleStyle,
+    /// A node kind emitted for the whole file (`document` for Markdown).
+    #[serde(default)]
+    pub file_definition: Option<String>,
+    /// Maximum bracket nesting before a file is skipped as too deep.
+    #[serde(default = "default_max_depth")]
+    pub max_nesting: u32,
+    #[serde(default)]
+    pub definitions: DefinitionRules,
+    #[serde(default)]
+    pub doc: DocRules,
+    #[serde(default)]
+    pub visibility: VisibilityRules,
+    #[serde(default)]
+    pub modifiers: ModifierRules,
+    #[serde(default)]
+    pub complexity: ComplexityRules,
+    #[serde(default)]
+    pub imports: ImportRules,
+}
+
+fn default_queries() -> Vec<String> {
+    vec!["tags.scm".into()]
+}
+
+fn default_max_depth() -> u32 {
+    2_000
+}
