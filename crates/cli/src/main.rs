@@ -1,1 +1,128 @@
-fn main() {}
+//! The `sextant` binary: argument parsing, dispatch, exit codes. Output formatting lives in
+//! `output.rs` (the only place that writes to stdout).
+
+mod commands;
+mod json;
+mod output;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Sextant: a local code graph for agents and people. Index a repository, then ask where things
+/// are defined, who calls them, and what they reference.
+#[derive(Debug, Parser)]
+#[command(name = "sextant", version, about, long_about = None)]
+pub struct Cli {
+    /// Repository to query (default: the indexed repository containing the current directory).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub repo: Option<PathBuf>,
+    /// Machine-readable JSON output.
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Index a repository (default: the current directory) and publish a new generation.
+    Index {
+        /// The repository root.
+        path: Option<PathBuf>,
+        /// Re-extract every file even when an identical version is already stored.
+        #[arg(long)]
+        full: bool,
+        /// Skip files larger than this many bytes.
+        #[arg(long, default_value_t = 1 << 20)]
+        max_file_size: u64,
+        /// Worker threads (0 = all cores).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+    },
+    /// Find symbols by name: exact name first, then prefix, then full text.
+    Search {
+        query: String,
+        /// Only these kinds (class, function, method, ...); repeat or separate with commas.
+        #[arg(long, value_delimiter = ',')]
+        kind: Vec<String>,
+        /// Only this language id (python, rust, typescript, ...).
+        #[arg(long)]
+        lang: Option<String>,
+        /// Only files under this path prefix.
+        #[arg(long)]
+        path: Option<String>,
+        #[arg(long, default_value_t = 20)]
+        limit: u32,
+    },
+    /// Show a symbol's card: signature, doc, location, members, neighbours.
+    Show { symbol: String },
+    /// Print the source of a symbol, or PATH:START-END.
+    Source {
+        target: String,
+        /// Lines of context around the span.
+        #[arg(long, default_value_t = 0)]
+        context: u32,
+    },
+    /// References to a symbol (calls, type uses, inheritance, imports, ...).
+    Refs {
+        symbol: String,
+        /// Only these edge kinds (calls, uses_type, inherits, implements, imports, instantiates, ...).
+        #[arg(long, value_delimiter = ',')]
+        kind: Vec<String>,
+    },
+    /// Who calls a symbol, to a depth.
+    Callers {
+        symbol: String,
+        #[arg(long, default_value_t = 1)]
+        depth: u32,
+        /// At most this many symbols per level.
+        #[arg(long, default_value_t = 100)]
+        limit: u32,
+    },
+    /// What a symbol calls, to a depth.
+    Callees {
+        symbol: String,
+        #[arg(long, default_value_t = 1)]
+        depth: u32,
+        #[arg(long, default_value_t = 100)]
+        limit: u32,
+    },
+    /// Index status: commit indexed vs HEAD, files, skipped files by reason.
+    Status { path: Option<PathBuf> },
+    /// Node and edge histograms (edges by kind and provenance).
+    Stats { path: Option<PathBuf> },
+}
+
+/// Exit codes (documented in the README).
+pub mod exit {
+    pub const OK: u8 = 0;
+    pub const ERROR: u8 = 1;
+    pub const USAGE: u8 = 2;
+    pub const NOT_FOUND: u8 = 3;
+    pub const NOT_INDEXED: u8 = 4;
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("SEXTANT_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+    ExitCode::from(commands::run(cli))
+}

@@ -1,1 +1,34 @@
-//! placeholder
+//! Sextant's API boundary: indexing orchestration (walk → extract in parallel → store → resolve →
+//! publish) and the queries behind every surface. Returns plain structs; surfaces serialize.
+
+mod home;
+mod layout;
+mod pipeline;
+mod query;
+mod types;
+
+pub use home::{DataDir, data_home, repo_data_dir};
+pub use pipeline::{IndexOptions, Progress, find_root, index};
+pub use query::{Repo, SymbolError, status};
+pub use types::*;
+
+/// Engine failures, each saying what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Store(#[from] sextant_store::StoreError),
+    #[error("language definitions failed to load: {0}")]
+    Languages(#[from] sextant_lang::LoadError),
+    #[error("{0} is not a directory")]
+    NotADirectory(String),
+    #[error("{0} has not been indexed yet; run `sextant index {0}` first (or pass --repo PATH)")]
+    NotIndexed(String),
+    #[error("{0}")]
+    Io(String),
+    #[error(transparent)]
+    Symbol(#[from] SymbolError),
+    #[error(transparent)]
+    Path(#[from] sextant_vfs::ConfineError),
+}
+
+pub type Result<T> = std::result::Result<T, Error>;

@@ -528,13 +528,12 @@ fn documentation(
     }
     if rules.docstring {
         let body = def.body.or_else(|| def.node.child_by_field_name("body"));
-        if let Some(first) = body.and_then(|b| b.named_child(0)) {
-            if first.kind() == "expression_statement" {
-                if let Some(s) = first.named_child(0).filter(|s| s.kind() == "string") {
-                    let d = clean_doc(strip_string_prefix(node_text(s, text)));
-                    return (!d.is_empty()).then_some(d);
-                }
-            }
+        if let Some(first) = body.and_then(|b| b.named_child(0))
+            && first.kind() == "expression_statement"
+            && let Some(s) = first.named_child(0).filter(|s| s.kind() == "string")
+        {
+            let d = clean_doc(strip_string_prefix(node_text(s, text)));
+            return (!d.is_empty()).then_some(d);
         }
     }
     if rules.comment_kinds.is_empty() {

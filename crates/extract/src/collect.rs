@@ -38,6 +38,8 @@ pub(crate) struct RawImport<'t> {
     pub alias: Option<Node<'t>>,
     pub wildcard: bool,
     pub tree: Option<Node<'t>>,
+    /// A name fixed by the pattern: `(#set! import.name "default")`.
+    pub fixed_name: Option<String>,
 }
 
 #[derive(Default)]
@@ -55,7 +57,8 @@ pub(crate) fn collect<'t>(tools: &mut Tools, tree: &'t Tree, text: &str) -> Raw<
     let mut cursor = QueryCursor::new();
     cursor.set_match_limit(1 << 16);
     let table = &tools.query.captures;
-    let mut matches = cursor.matches(&tools.query.query, tree.root_node(), text.as_bytes());
+    let query = &tools.query.query;
+    let mut matches = cursor.matches(query, tree.root_node(), text.as_bytes());
     while let Some(m) = matches.next() {
         let mut primary: Option<(Capture, Node<'t>)> = None;
         let mut name = None;
@@ -124,14 +127,22 @@ pub(crate) fn collect<'t>(tools: &mut Tools, tree: &'t Tree, text: &str) -> Raw<
                     raw.scopes.push(RawScope { node, name });
                 }
             }
-            Some((Capture::Import, node)) => raw.imports.push(RawImport {
-                node,
-                source,
-                name: import_name,
-                alias,
-                wildcard,
-                tree: import_tree,
-            }),
+            Some((Capture::Import, node)) => {
+                let fixed_name = query
+                    .property_settings(pattern)
+                    .iter()
+                    .find(|p| &*p.key == "import.name")
+                    .and_then(|p| p.value.as_deref().map(str::to_string));
+                raw.imports.push(RawImport {
+                    node,
+                    source,
+                    name: import_name,
+                    alias,
+                    wildcard,
+                    tree: import_tree,
+                    fixed_name,
+                })
+            }
             _ => {}
         }
     }

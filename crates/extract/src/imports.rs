@@ -41,7 +41,10 @@ pub(crate) fn expand(language: &Language, raw: &RawImport<'_>, text: &str) -> Ve
         .source
         .map(|n| strip(node_text(n, text), &rules.strip))
         .unwrap_or_default();
-    let name = raw.name.map(|n| strip(node_text(n, text), &rules.strip));
+    let name = raw
+        .name
+        .map(|n| strip(node_text(n, text), &rules.strip))
+        .or_else(|| raw.fixed_name.clone());
     let alias = raw.alias.map(|n| node_text(n, text).trim().to_string());
     if source.is_empty() && name.is_none() {
         return out;

@@ -1,1 +1,107 @@
-//! placeholder
+//! The only `.git` access in Sextant: find the repository of a path, its HEAD commit and branch,
+//! and the blob ids of the files in the HEAD tree (so the walk can tell committed files from
+//! uncommitted ones without running git).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// A git failure, as text (gix errors are many types).
+#[derive(Debug, thiserror::Error)]
+#[error("git: {0}")]
+pub struct GitError(String);
+
+fn err(e: impl std::fmt::Display) -> GitError {
+    GitError(e.to_string())
+}
+
+/// What Sextant needs to know about a repository's HEAD.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeadInfo {
+    /// The working tree root.
+    pub workdir: PathBuf,
+    /// The HEAD commit id (hex), `None` for an unborn branch.
+    pub commit: Option<String>,
+    /// The branch name (`main`), `None` when detached.
+    pub branch: Option<String>,
+}
+
+/// The git working tree containing `path`, if any (`None` outside a repository or for a bare one).
+pub fn discover(path: &Path) -> Option<PathBuf> {
+    let repo = gix::discover(path).ok()?;
+    repo.workdir().map(Path::to_path_buf)
+}
+
+/// HEAD of the repository whose working tree is `workdir`.
+pub fn head(workdir: &Path) -> Result<HeadInfo, GitError> {
+    let repo = gix::open(workdir).map_err(err)?;
+    let commit = repo.head_id().ok().map(|id| id.to_string());
+    let branch = repo
+        .head_name()
+        .map_err(err)?
+        .map(|name| name.shorten().to_string());
+    Ok(HeadInfo {
+        workdir: repo.workdir().unwrap_or(workdir).to_path_buf(),
+        commit,
+        branch,
+    })
+}
+
+/// Path (`/`-separated, relative to the working tree) → blob id (hex) for every file in HEAD's tree.
+/// Empty for an unborn branch.
+pub fn head_blobs(workdir: &Path) -> Result<HashMap<String, String>, GitError> {
+    let repo = gix::open(workdir).map_err(err)?;
+    let Ok(tree) = repo.head_tree() else {
+        return Ok(HashMap::new());
+    };
+    let entries = tree.traverse().breadthfirst.files().map_err(err)?;
+    Ok(entries
+        .into_iter()
+        .filter(|e| e.mode.is_blob())
+        .map(|e| (e.filepath.to_string(), e.oid.to_string()))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let status = Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    }
+
+    #[test]
+    fn head_and_blobs_of_a_real_repository() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git(root, &["init", "-q", "-b", "main"]);
+        assert_eq!(head(root).unwrap().commit, None);
+        assert!(head_blobs(root).unwrap().is_empty());
+        std::fs::create_dir(root.join("src")).unwrap();
+        std::fs::write(root.join("src/a.py"), "hello\n").unwrap();
+        git(root, &["add", "."]);
+        git(root, &["commit", "-q", "-m", "one"]);
+        let info = head(root).unwrap();
+        assert_eq!(info.branch.as_deref(), Some("main"));
+        assert_eq!(info.commit.as_ref().map(String::len), Some(40));
+        let blobs = head_blobs(root).unwrap();
+        assert_eq!(
+            blobs.get("src/a.py").map(String::as_str),
+            Some("ce013625030ba8dba906f756967f9e9ca394464a")
+        );
+        let nested = root.join("src");
+        assert_eq!(
+            discover(&nested).unwrap().canonicalize().unwrap(),
+            root.canonicalize().unwrap()
+        );
+    }
+}

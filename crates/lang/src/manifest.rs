@@ -155,6 +155,8 @@ pub struct ImportRules {
     /// `import a.b` binds `a`), `last` segment (Go, Java, Rust), or `none` (JS side-effect imports,
     /// C includes, Ruby requires).
     pub binds: String,
+    /// Unqualified names inside a method see the members of its type (Java, C#, C++, Ruby).
+    pub implicit_self: bool,
 }
 
 /// A parsed `language.toml`.

@@ -1,1 +1,21 @@
-//! placeholder
+//! Resolution: references → edges with provenance, unresolved references kept with a reason.
+//! Pure and data-driven: it sees symbols, references and imports of a whole generation plus a few
+//! rules per language, builds name indexes once, and then resolves references independently (so
+//! the caller may resolve chunks in parallel).
+//!
+//! Order of preference for a plain name: enclosing scopes, the same file, imported names, wildcard
+//! imports, the same package/directory, a unique name in the repository. A receiver (`self.x()`,
+//! `pkg.f()`, `Type::new()`) is resolved first and then the member is looked up in it (following
+//! inheritance). Several equally good candidates give `ambiguous` edges to each of them; none
+//! gives an unresolved reference with its reason.
+
+mod index;
+mod input;
+mod modules;
+mod resolver;
+
+pub use input::{
+    Binds, Edge, FileCtx, Imp, LangRules, Output, Ref, Resolution, Symbol, Unresolved,
+};
+pub use modules::normalize;
+pub use resolver::{MAX_CANDIDATES, Resolver, push};

@@ -1,1 +1,125 @@
-//! placeholder
+//! Search text processing, pure: identifier splitting for the full-text index (`getUserById` is
+//! found by "user"), turning user queries into safe FTS5 expressions, and edit distance for
+//! "did you mean" suggestions.
+
+/// Splits an identifier into lower-case words: `getUserById` → `get user by id`,
+/// `HTTPServer2` → `http server2`, `snake_case` → `snake case`.
+pub fn split_identifier(name: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut current = String::new();
+    let chars: Vec<char> = name.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_alphanumeric() {
+            if !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+            continue;
+        }
+        let prev = i.checked_sub(1).map(|j| chars[j]);
+        let next = chars.get(i + 1).copied();
+        let boundary = match prev {
+            Some(p) if c.is_uppercase() => {
+                p.is_lowercase()
+                    || p.is_ascii_digit()
+                    || (p.is_uppercase() && next.is_some_and(|n| n.is_lowercase()))
+            }
+            _ => false,
+        };
+        if boundary && !current.is_empty() {
+            words.push(std::mem::take(&mut current));
+        }
+        current.extend(c.to_lowercase());
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    words
+}
+
+/// The text indexed for a name: its words plus the whole lower-cased name, so both "user" and
+/// "getuserbyid" match `getUserById`.
+pub fn name_tokens(name: &str) -> String {
+    let mut words = split_identifier(name);
+    let whole: String = name
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect();
+    if words.len() != 1 && !whole.is_empty() {
+        words.push(whole);
+    }
+    words.join(" ")
+}
+
+/// A safe FTS5 match expression for a user query: every word (split like identifiers) must match
+/// as a prefix. `None` when the query has no searchable characters.
+pub fn fts_query(query: &str) -> Option<String> {
+    let mut terms = Vec::new();
+    for raw in query.split_whitespace() {
+        for word in split_identifier(raw) {
+            terms.push(format!("\"{}\"*", word.replace('"', "")));
+        }
+    }
+    (!terms.is_empty()).then(|| terms.join(" AND "))
+}
+
+/// Levenshtein distance in chars, giving up (returning `limit + 1`) once it exceeds `limit`.
+pub fn edit_distance(a: &str, b: &str, limit: usize) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.len().abs_diff(b.len()) > limit {
+        return limit + 1;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for i in 1..=a.len() {
+        cur[0] = i;
+        let mut row_min = cur[0];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+            row_min = row_min.min(cur[j]);
+        }
+        if row_min > limit {
+            return limit + 1;
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_split_into_words() {
+        let s = |x: &str| split_identifier(x).join(" ");
+        assert_eq!(s("getUserById"), "get user by id");
+        assert_eq!(s("HTTPServer"), "http server");
+        assert_eq!(s("parseHTTP2Request"), "parse http2 request");
+        assert_eq!(s("snake_case_name"), "snake case name");
+        assert_eq!(s("__init__"), "init");
+        assert_eq!(s("Ünïcode_Straße"), "ünïcode straße");
+        assert_eq!(name_tokens("getUserById"), "get user by id getuserbyid");
+        assert_eq!(name_tokens("run"), "run");
+    }
+
+    #[test]
+    fn queries_are_safe_fts() {
+        assert_eq!(fts_query("user id").unwrap(), "\"user\"* AND \"id\"*");
+        assert_eq!(fts_query("getUser").unwrap(), "\"get\"* AND \"user\"*");
+        assert_eq!(
+            fts_query("\" OR 1=1 --").unwrap(),
+            "\"or\"* AND \"1\"* AND \"1\"*"
+        );
+        assert_eq!(fts_query("  ()  "), None);
+    }
+
+    #[test]
+    fn edit_distance_is_bounded() {
+        assert_eq!(edit_distance("parser", "parsr", 2), 1);
+        assert_eq!(edit_distance("kitten", "sitting", 5), 3);
+        assert_eq!(edit_distance("a", "abcdef", 2), 3);
+    }
+}

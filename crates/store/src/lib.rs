@@ -1,1 +1,148 @@
-//! placeholder
+//! The only SQL in Sextant. One SQLite database per repository (WAL, FTS5), holding immutable file
+//! versions (nodes, references, imports of one file content) shared by generations, and per
+//! generation the file set, the resolved edges and the unresolved references. A generation is
+//! built in batches and published by flipping one row, so readers never see half an index and a
+//! crash leaves the previous generation intact. The schema is documented in `docs/schema.md`.
+
+mod read;
+mod rows;
+mod schema;
+mod write;
+
+pub use read::{
+    EdgeHit, FileInfo, GenerationInfo, Histogram, NodeRow, RefSite, SearchFilters, SkippedRow,
+};
+pub use rows::{
+    EdgeRow, FileVersionRow, ImportRow, NewNode, RefRow, ResolveImport, ResolveNode, ResolveRef,
+    UnresolvedRow,
+};
+pub use schema::SCHEMA_VERSION;
+pub use write::{FileBatch, GenerationBuilder, IdRanges};
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags};
+
+/// A storage failure with what to do about it.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database {path}: {source}")]
+    Sqlite {
+        path: String,
+        #[source]
+        source: rusqlite::Error,
+    },
+    #[error(
+        "database {0} was written by a newer Sextant (schema {1}, this build understands {SCHEMA_VERSION}); upgrade sextant or index into another SEXTANT_HOME"
+    )]
+    TooNew(String, i64),
+    #[error("{0}")]
+    Other(String),
+}
+
+pub type Result<T> = std::result::Result<T, StoreError>;
+
+/// An open repository database.
+#[derive(Debug)]
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens (creating and migrating if needed) the database at `path` for reading and writing.
+    pub fn open(path: &Path) -> Result<Store> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI;
+        let conn = Connection::open_with_flags(path, flags).map_err(|e| wrap(path, e))?;
+        let store = Store {
+            conn,
+            path: path.to_path_buf(),
+        };
+        store.configure()?;
+        schema::migrate(&store.conn).map_err(|e| match e {
+            schema::MigrateError::Sqlite(e) => wrap(path, e),
+            schema::MigrateError::TooNew(v) => StoreError::TooNew(path.display().to_string(), v),
+        })?;
+        Ok(store)
+    }
+
+    /// Opens an existing database read-only (never creates or migrates).
+    pub fn open_read_only(path: &Path) -> Result<Store> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI;
+        let conn = Connection::open_with_flags(path, flags).map_err(|e| wrap(path, e))?;
+        let store = Store {
+            conn,
+            path: path.to_path_buf(),
+        };
+        store
+            .conn
+            .busy_timeout(Duration::from_secs(30))
+            .map_err(|e| wrap(path, e))?;
+        let version = schema::version(&store.conn).map_err(|e| wrap(path, e))?;
+        if version > SCHEMA_VERSION {
+            return Err(StoreError::TooNew(path.display().to_string(), version));
+        }
+        Ok(store)
+    }
+
+    fn configure(&self) -> Result<()> {
+        let c = &self.conn;
+        let run = || -> rusqlite::Result<()> {
+            c.busy_timeout(Duration::from_secs(30))?;
+            c.pragma_update(None, "journal_mode", "WAL")?;
+            c.pragma_update(None, "synchronous", "NORMAL")?;
+            c.pragma_update(None, "temp_store", "MEMORY")?;
+            c.pragma_update(None, "cache_size", -65536)?;
+            c.pragma_update(None, "mmap_size", 268_435_456)?;
+            c.pragma_update(None, "journal_size_limit", 67_108_864)?;
+            c.pragma_update(None, "foreign_keys", "OFF")?;
+            Ok(())
+        };
+        run().map_err(|e| wrap(&self.path, e))
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Size in bytes of the database and its WAL.
+    pub fn size_bytes(&self) -> u64 {
+        let mut total = 0;
+        for suffix in ["", "-wal"] {
+            let p = PathBuf::from(format!("{}{suffix}", self.path.display()));
+            total += std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+        }
+        total
+    }
+
+    pub(crate) fn err(&self, e: rusqlite::Error) -> StoreError {
+        wrap(&self.path, e)
+    }
+
+    /// Runs `f` inside one read transaction, so every query sees the same snapshot.
+    pub fn snapshot<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&Store) -> std::result::Result<T, E>,
+    ) -> std::result::Result<T, E> {
+        self.conn
+            .execute_batch("BEGIN")
+            .map_err(|e| E::from(self.err(e)))?;
+        let out = f(self);
+        let _ = self.conn.execute_batch("COMMIT");
+        out
+    }
+}
+
+fn wrap(path: &Path, source: rusqlite::Error) -> StoreError {
+    StoreError::Sqlite {
+        path: path.display().to_string(),
+        source,
+    }
+}

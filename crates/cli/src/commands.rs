@@ -1,0 +1,246 @@
+//! Runs one command: resolve the repository, call the engine, print, and pick the exit code.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+use sextant_engine::{Error, IndexOptions, Progress, Repo, SearchOptions, SymbolError};
+
+use crate::{Cli, Command, exit, json, output};
+
+fn cwd() -> PathBuf {
+    std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
+}
+
+fn open_repo(cli: &Cli) -> Result<Repo, Error> {
+    match &cli.repo {
+        Some(path) => Repo::open(&sextant_engine::find_root(path)),
+        None => Repo::find(&cwd()),
+    }
+}
+
+/// Prints an error (human or JSON) and returns its exit code.
+fn fail(cli: &Cli, error: &Error) -> u8 {
+    let (kind, code, details) = match error {
+        Error::Symbol(SymbolError::NotFound { suggestions, .. }) => (
+            "not_found",
+            exit::NOT_FOUND,
+            json!({"suggestions": suggestions}),
+        ),
+        Error::Symbol(SymbolError::Ambiguous { candidates, .. }) => (
+            "ambiguous",
+            exit::NOT_FOUND,
+            json!({"candidates": candidates.iter().map(json::symbol).collect::<Vec<_>>()}),
+        ),
+        Error::NotIndexed(_) => ("not_indexed", exit::NOT_INDEXED, json!({})),
+        Error::Path(_) => ("bad_path", exit::USAGE, json!({})),
+        _ => ("error", exit::ERROR, json!({})),
+    };
+    if cli.json {
+        output::emit_json(&json::error(kind, &error.to_string(), details));
+    } else {
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("error: {error}");
+            if let Error::Symbol(SymbolError::Ambiguous { candidates, .. }) = error {
+                for c in candidates {
+                    eprintln!("  {}  {}", output::symbol_line(c), c.stable_id);
+                }
+            }
+        }
+    }
+    code
+}
+
+fn progress_bar(json: bool) -> Option<ProgressBar> {
+    if json || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} {msg:<10} [{bar:30}] {pos}/{len} files  {per_sec}  ETA {eta}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    bar.enable_steady_tick(Duration::from_millis(120));
+    Some(bar)
+}
+
+fn run_index(cli: &Cli, path: &Path, options: &IndexOptions) -> u8 {
+    let bar = progress_bar(cli.json);
+    let report = |p: Progress| {
+        let Some(bar) = &bar else { return };
+        match p {
+            Progress::WaitingForLock => {
+                bar.set_message("waiting for another sextant indexing this repository")
+            }
+            Progress::Walking => bar.set_message("walking"),
+            Progress::Extracting { done, total, .. } => {
+                bar.set_message("extracting");
+                bar.set_length(total);
+                bar.set_position(done);
+            }
+            Progress::Resolving { .. } => bar.set_message("resolving"),
+            Progress::Writing => bar.set_message("writing"),
+            Progress::Publishing => bar.set_message("publishing"),
+        }
+    };
+    let result = sextant_engine::index(path, options, &report);
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    match result {
+        Ok(summary) => {
+            if cli.json {
+                output::emit_json(&json::index_summary(&summary));
+            } else {
+                output::emit(&output::index_summary(&summary));
+            }
+            exit::OK
+        }
+        Err(e) => fail(cli, &e),
+    }
+}
+
+/// Parses `PATH:START-END` (or `PATH:LINE`).
+fn parse_range(target: &str) -> Option<(&str, u32, u32)> {
+    let (path, range) = target.rsplit_once(':')?;
+    let (start, end) = match range.split_once('-') {
+        Some((a, b)) => (a.parse().ok()?, b.parse().ok()?),
+        None => {
+            let line = range.parse().ok()?;
+            (line, line)
+        }
+    };
+    Some((path, start, end))
+}
+
+pub fn run(cli: Cli) -> u8 {
+    let result: Result<(), Error> = (|| {
+        match &cli.command {
+            Command::Index {
+                path,
+                full,
+                max_file_size,
+                threads,
+            } => {
+                let path = path.clone().or(cli.repo.clone()).unwrap_or_else(cwd);
+                let options = IndexOptions {
+                    full: *full,
+                    max_file_size: *max_file_size,
+                    threads: *threads,
+                };
+                let code = run_index(&cli, &path, &options);
+                if code != exit::OK {
+                    std::process::exit(i32::from(code));
+                }
+            }
+            Command::Search {
+                query,
+                kind,
+                lang,
+                path,
+                limit,
+            } => {
+                let repo = open_repo(&cli)?;
+                let options = SearchOptions {
+                    kinds: kind.clone(),
+                    language: lang.clone(),
+                    path_prefix: path.clone(),
+                    limit: *limit,
+                };
+                let hits = repo.search(query, &options)?;
+                if cli.json {
+                    output::emit_json(&json::search(query, &hits));
+                } else {
+                    output::emit(&output::search(&hits));
+                }
+            }
+            Command::Show { symbol } => {
+                let repo = open_repo(&cli)?;
+                let s = repo.resolve_symbol(symbol)?;
+                let card = repo.card(&s)?;
+                if cli.json {
+                    output::emit_json(&json::card(&card));
+                } else {
+                    output::emit(&output::card(&card));
+                }
+            }
+            Command::Source { target, context } => {
+                let repo = open_repo(&cli)?;
+                let span = match parse_range(target) {
+                    Some((path, start, end)) if !target.starts_with("sym_") => {
+                        repo.source_range(path, start, end, *context)?
+                    }
+                    _ => {
+                        let s = repo.resolve_symbol(target)?;
+                        repo.source_of(&s, *context)?
+                    }
+                };
+                if cli.json {
+                    output::emit_json(&json::source(&span));
+                } else {
+                    output::emit(&output::source(&span));
+                }
+            }
+            Command::Refs { symbol, kind } => {
+                let repo = open_repo(&cli)?;
+                let s = repo.resolve_symbol(symbol)?;
+                let refs = repo.references(&s, kind)?;
+                if cli.json {
+                    output::emit_json(&json::references(&refs));
+                } else {
+                    output::emit(&output::references(&refs));
+                }
+            }
+            Command::Callers {
+                symbol,
+                depth,
+                limit,
+            }
+            | Command::Callees {
+                symbol,
+                depth,
+                limit,
+            } => {
+                let incoming = matches!(cli.command, Command::Callers { .. });
+                let repo = open_repo(&cli)?;
+                let s = repo.resolve_symbol(symbol)?;
+                let graph = repo.calls(&s, incoming, *depth, *limit)?;
+                if cli.json {
+                    output::emit_json(&json::calls(&graph));
+                } else {
+                    output::emit(&output::calls(&graph));
+                }
+            }
+            Command::Status { path } => {
+                let start = path.clone().or(cli.repo.clone()).unwrap_or_else(cwd);
+                let status = sextant_engine::status(&sextant_engine::find_root(&start), 20)?;
+                if cli.json {
+                    output::emit_json(&json::status(&status));
+                } else {
+                    output::emit(&output::status(&status));
+                }
+            }
+            Command::Stats { path } => {
+                let start = path.clone().or(cli.repo.clone()).unwrap_or_else(cwd);
+                let repo = Repo::open(&sextant_engine::find_root(&start))?;
+                let stats = repo.stats()?;
+                if cli.json {
+                    output::emit_json(&json::stats(&stats));
+                } else {
+                    output::emit(&output::stats(&stats));
+                }
+            }
+        }
+        Ok(())
+    })();
+    match result {
+        Ok(()) => exit::OK,
+        Err(e) => fail(&cli, &e),
+    }
+}

@@ -1,0 +1,203 @@
+//! Engine results → JSON values (the CLI's DTOs, converted explicitly).
+
+use serde_json::{Value, json};
+use sextant_engine::*;
+
+fn counts(c: &[(String, u64)]) -> Value {
+    let mut map = serde_json::Map::new();
+    for (k, v) in c {
+        map.insert(k.clone(), json!(v));
+    }
+    Value::Object(map)
+}
+
+pub fn symbol(s: &Symbol) -> Value {
+    json!({
+        "id": s.stable_id,
+        "kind": s.kind,
+        "name": s.name,
+        "qualified_name": s.qualified_name,
+        "language": s.language,
+        "path": s.path,
+        "start_line": s.start_line,
+        "end_line": s.end_line,
+        "signature": s.signature,
+        "doc": s.doc,
+        "visibility": s.visibility,
+        "modifiers": s.modifiers,
+        "complexity": s.complexity,
+    })
+}
+
+fn site(s: &Option<Site>) -> Value {
+    match s {
+        Some(s) => json!({"path": s.path, "line": s.line, "col": s.col}),
+        None => Value::Null,
+    }
+}
+
+pub fn neighbor(n: &Neighbor) -> Value {
+    json!({
+        "symbol": symbol(&n.symbol),
+        "edge": n.edge_kind,
+        "provenance": n.provenance,
+        "confidence": n.confidence,
+        "rule": n.rule,
+        "site": site(&n.site),
+    })
+}
+
+pub fn completeness(c: &Completeness) -> Value {
+    match c {
+        Completeness::Exact => json!({"status": "exact"}),
+        Completeness::Unknown { reason } => json!({"status": "unknown", "reason": reason}),
+        Completeness::LowerBound {
+            unresolved,
+            ambiguous,
+            sample,
+        } => json!({
+            "status": "lower_bound",
+            "unresolved_sites": unresolved,
+            "ambiguous_edges": ambiguous,
+            "sample": sample.iter().map(|u| json!({
+                "path": u.site.path, "line": u.site.line, "col": u.site.col,
+                "kind": u.kind, "name": u.name, "receiver": u.receiver,
+                "reason": u.reason, "candidates": u.candidates,
+            })).collect::<Vec<_>>(),
+        }),
+    }
+}
+
+pub fn index_summary(s: &IndexSummary) -> Value {
+    json!({
+        "root": s.root,
+        "database": s.db_path,
+        "generation": s.generation,
+        "commit": s.commit,
+        "branch": s.branch,
+        "dirty": s.dirty,
+        "files": {
+            "indexed": s.files_indexed,
+            "reused": s.files_reused,
+            "uncommitted": s.files_uncommitted,
+            "with_syntax_errors": s.files_with_syntax_errors,
+            "unsupported": s.ignored_files,
+            "skipped": counts(&s.skipped),
+        },
+        "languages": counts(&s.languages),
+        "bytes": s.bytes,
+        "symbols": s.symbols,
+        "references": s.references,
+        "imports": s.imports,
+        "edges": counts(&s.edges),
+        "unresolved": counts(&s.unresolved),
+        "wall_seconds": s.wall_seconds,
+        "mb_per_second": s.mb_per_second(),
+        "phases": counts_f(&s.phases),
+        "database_bytes": s.db_bytes,
+    })
+}
+
+fn counts_f(c: &[(String, f64)]) -> Value {
+    let mut map = serde_json::Map::new();
+    for (k, v) in c {
+        map.insert(k.clone(), json!((v * 1000.0).round() / 1000.0));
+    }
+    Value::Object(map)
+}
+
+pub fn search(query: &str, hits: &[SearchHit]) -> Value {
+    json!({
+        "query": query,
+        "count": hits.len(),
+        "results": hits.iter().map(|h| {
+            let mut v = symbol(&h.symbol);
+            v["match"] = json!(h.matched);
+            v
+        }).collect::<Vec<_>>(),
+    })
+}
+
+pub fn card(c: &SymbolCard) -> Value {
+    json!({
+        "symbol": symbol(&c.symbol),
+        "parent": c.parent.as_ref().map(symbol),
+        "members": c.members.iter().map(symbol).collect::<Vec<_>>(),
+        "incoming": counts(&c.incoming),
+        "outgoing": counts(&c.outgoing),
+        "callers": c.callers.iter().map(neighbor).collect::<Vec<_>>(),
+        "callees": c.callees.iter().map(neighbor).collect::<Vec<_>>(),
+    })
+}
+
+pub fn references(r: &References) -> Value {
+    json!({
+        "symbol": symbol(&r.target),
+        "count": r.references.len(),
+        "references": r.references.iter().map(neighbor).collect::<Vec<_>>(),
+        "completeness": completeness(&r.completeness),
+    })
+}
+
+pub fn calls(g: &CallGraph) -> Value {
+    json!({
+        "symbol": symbol(&g.root),
+        "direction": g.direction,
+        "depth": g.depth,
+        "truncated": g.truncated,
+        "count": g.steps.len(),
+        "results": g.steps.iter().map(|s| {
+            let mut v = neighbor(&s.neighbor);
+            v["depth"] = json!(s.depth);
+            v
+        }).collect::<Vec<_>>(),
+        "completeness": completeness(&g.completeness),
+    })
+}
+
+pub fn source(s: &SourceSpan) -> Value {
+    json!({
+        "path": s.path,
+        "start_line": s.start_line,
+        "end_line": s.end_line,
+        "stale": s.stale,
+        "symbol": s.symbol.as_ref().map(symbol),
+        "text": s.text,
+    })
+}
+
+pub fn status(s: &Status) -> Value {
+    json!({
+        "root": s.root,
+        "data_dir": s.data_dir,
+        "indexed": s.indexed,
+        "generation": s.generation,
+        "graph_commit": s.graph_commit,
+        "graph_branch": s.graph_branch,
+        "repo_commit": s.repo_commit,
+        "repo_branch": s.repo_branch,
+        "stale": s.stale,
+        "indexed_at": s.indexed_at,
+        "files": s.files,
+        "uncommitted_files": s.uncommitted_files,
+        "languages": counts(&s.languages),
+        "skipped": counts(&s.skipped),
+        "skipped_files": s.skipped_files.iter().map(|f| json!({"path": f.path, "reason": f.reason, "size": f.size})).collect::<Vec<_>>(),
+        "database_bytes": s.db_bytes,
+        "last_index": s.last_index.as_deref().and_then(|t| serde_json::from_str::<Value>(t).ok()),
+    })
+}
+
+pub fn stats(s: &Stats) -> Value {
+    json!({
+        "nodes": counts(&s.nodes),
+        "edges": counts(&s.edges),
+        "references": counts(&s.references),
+        "unresolved": counts(&s.unresolved),
+        "languages": counts(&s.languages),
+    })
+}
+
+pub fn error(kind: &str, message: &str, extra: Value) -> Value {
+    json!({"error": {"kind": kind, "message": message, "details": extra}})
+}

@@ -1,0 +1,77 @@
+//! Where Sextant keeps its data: `$SEXTANT_HOME` (default `~/.sextant`), one directory per
+//! repository (`repos/<name>-<hash of the root path>/`) holding `index.db`, `index.lock` and
+//! `root.txt` (the repository path it belongs to).
+
+use std::path::{Path, PathBuf};
+
+/// The data home: `$SEXTANT_HOME`, else `~/.sextant`, else `./.sextant`.
+pub fn data_home() -> PathBuf {
+    if let Some(home) = std::env::var_os("SEXTANT_HOME").filter(|h| !h.is_empty()) {
+        return PathBuf::from(home);
+    }
+    if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        return PathBuf::from(home).join(".sextant");
+    }
+    PathBuf::from(".sextant")
+}
+
+fn fnv(text: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// The data directory of a repository root (canonical path).
+pub fn repo_data_dir(home: &Path, root: &Path) -> PathBuf {
+    let name: String = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "root".into())
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(40)
+        .collect();
+    home.join("repos").join(format!(
+        "{name}-{:012x}",
+        fnv(&root.to_string_lossy()) & 0xffff_ffff_ffff
+    ))
+}
+
+/// The files of one repository's data directory.
+#[derive(Debug, Clone)]
+pub struct DataDir {
+    pub dir: PathBuf,
+}
+
+impl DataDir {
+    pub fn for_root(root: &Path) -> DataDir {
+        DataDir {
+            dir: repo_data_dir(&data_home(), root),
+        }
+    }
+
+    pub fn db(&self) -> PathBuf {
+        self.dir.join("index.db")
+    }
+
+    pub fn lock(&self) -> PathBuf {
+        self.dir.join("index.lock")
+    }
+
+    pub fn root_file(&self) -> PathBuf {
+        self.dir.join("root.txt")
+    }
+
+    pub fn exists(&self) -> bool {
+        self.db().is_file()
+    }
+}

@@ -1,0 +1,167 @@
+//! Module prefixes of files, by the language's module style: Python packages (`__init__.py`),
+//! Rust crates (`Cargo.toml` package names), Go package directories, JS/TS paths, declared
+//! packages (Java, Kotlin, C#, PHP) and document paths.
+
+use std::collections::{HashMap, HashSet};
+
+use sextant_lang::ModuleStyle;
+
+/// What the walk found that decides module names.
+#[derive(Debug, Default)]
+pub struct Layout {
+    /// Directories containing `__init__.py`.
+    python_packages: HashSet<String>,
+    /// Crate root directory → crate name (`-` replaced by `_`).
+    crates: HashMap<String, String>,
+}
+
+fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
+}
+
+fn stem(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.split_once('.').map(|(s, _)| s).unwrap_or(name)
+}
+
+/// The `name = "..."` of a Cargo.toml `[package]` section (a line scan; no TOML parser needed).
+pub fn cargo_package_name(text: &str) -> Option<String> {
+    let mut in_package = false;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_package = line == "[package]";
+            continue;
+        }
+        if in_package && let Some(rest) = line.strip_prefix("name") {
+            let value = rest.trim_start().strip_prefix('=')?.trim();
+            return Some(value.trim_matches(['"', '\'']).to_string());
+        }
+    }
+    None
+}
+
+impl Layout {
+    pub fn new(paths: &[&str], cargo_manifests: &[(String, Option<String>)]) -> Layout {
+        let mut layout = Layout::default();
+        for p in paths {
+            if p.ends_with("__init__.py") || p.ends_with("__init__.pyi") {
+                layout.python_packages.insert(dir_of(p).to_string());
+            }
+        }
+        for (path, name) in cargo_manifests {
+            let dir = dir_of(path).to_string();
+            let name = name.clone().unwrap_or_else(|| {
+                dir.rsplit('/')
+                    .next()
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or("crate")
+                    .to_string()
+            });
+            layout.crates.insert(dir, name.replace('-', "_"));
+        }
+        layout
+    }
+
+    /// The module prefix of a file.
+    pub fn module(&self, style: ModuleStyle, path: &str, package: Option<&str>) -> String {
+        match style {
+            ModuleStyle::None => String::new(),
+            ModuleStyle::Declared => package.unwrap_or("").to_string(),
+            ModuleStyle::Document => path.to_string(),
+            ModuleStyle::Go => dir_of(path).to_string(),
+            ModuleStyle::Path => {
+                let without = path.rsplit_once('.').map(|(s, _)| s).unwrap_or(path);
+                match without.rsplit_once('/') {
+                    Some((dir, "index")) => dir.to_string(),
+                    _ => without.to_string(),
+                }
+            }
+            ModuleStyle::Python => {
+                let mut segs = Vec::new();
+                let s = stem(path);
+                if s != "__init__" {
+                    segs.push(s.to_string());
+                }
+                let mut dir = dir_of(path);
+                while !dir.is_empty() && self.python_packages.contains(dir) {
+                    segs.push(dir.rsplit('/').next().unwrap_or(dir).to_string());
+                    dir = dir_of(dir);
+                }
+                segs.reverse();
+                segs.join(".")
+            }
+            ModuleStyle::Rust => {
+                let mut dir = dir_of(path);
+                let (root, krate) = loop {
+                    if let Some(name) = self.crates.get(dir) {
+                        break (dir, name.clone());
+                    }
+                    if dir.is_empty() {
+                        break ("", "crate".to_string());
+                    }
+                    dir = dir_of(dir);
+                };
+                let rel = if root.is_empty() {
+                    path
+                } else {
+                    path.strip_prefix(root)
+                        .unwrap_or(path)
+                        .trim_start_matches('/')
+                };
+                let rel = rel.strip_prefix("src/").unwrap_or(rel);
+                let mut segs: Vec<&str> = rel.split('/').collect();
+                let last = segs.pop().unwrap_or("");
+                let s = stem(last);
+                let mut out = vec![krate.as_str()];
+                out.extend(segs.iter().copied().filter(|s| !s.is_empty()));
+                if !matches!(s, "lib" | "main" | "mod") {
+                    out.push(s);
+                }
+                out.join("::")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn module_prefixes() {
+        let layout = Layout::new(
+            &["src/pkg/__init__.py", "src/pkg/sub/__init__.py"],
+            &[(
+                "crates/store/Cargo.toml".into(),
+                Some("sextant-store".into()),
+            )],
+        );
+        let m = |style, p| layout.module(style, p, Some("com.x"));
+        assert_eq!(m(ModuleStyle::Python, "src/pkg/sub/mod.py"), "pkg.sub.mod");
+        assert_eq!(m(ModuleStyle::Python, "src/pkg/__init__.py"), "pkg");
+        assert_eq!(m(ModuleStyle::Python, "tests/test_x.py"), "test_x");
+        assert_eq!(
+            m(ModuleStyle::Rust, "crates/store/src/lib.rs"),
+            "sextant_store"
+        );
+        assert_eq!(
+            m(ModuleStyle::Rust, "crates/store/src/read/mod.rs"),
+            "sextant_store::read"
+        );
+        assert_eq!(
+            m(ModuleStyle::Rust, "crates/store/src/a/b.rs"),
+            "sextant_store::a::b"
+        );
+        assert_eq!(m(ModuleStyle::Rust, "x.rs"), "crate::x");
+        assert_eq!(m(ModuleStyle::Go, "internal/store/db.go"), "internal/store");
+        assert_eq!(m(ModuleStyle::Path, "src/util/index.ts"), "src/util");
+        assert_eq!(m(ModuleStyle::Path, "src/util/fmt.ts"), "src/util/fmt");
+        assert_eq!(m(ModuleStyle::Declared, "A.java"), "com.x");
+        assert_eq!(
+            cargo_package_name("[package]\nname = \"sextant-store\"\n").as_deref(),
+            Some("sextant-store")
+        );
+        assert_eq!(cargo_package_name("[workspace]\nmembers = []\n"), None);
+    }
+}

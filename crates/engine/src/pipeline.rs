@@ -1,0 +1,799 @@
+//! Indexing: lock → walk → read + extract in parallel (unchanged file versions reused) → write
+//! file versions in batches → resolve (imports, inheritance, then every reference in parallel) →
+//! write edges → publish the generation → collect garbage.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use sextant_lang::{Language, Registry};
+use sextant_model::{FileFacts, NodeKind, Visibility, stable_id};
+use sextant_resolve as resolve;
+use sextant_store::{EdgeRow, FileVersionRow, ImportRow, NewNode, RefRow, Store, UnresolvedRow};
+use sextant_vfs::{WalkConfig, read_source};
+
+use crate::home::DataDir;
+use crate::layout::{Layout, cargo_package_name};
+use crate::types::IndexSummary;
+use crate::{Error, Result};
+
+/// What the caller can tune.
+#[derive(Debug, Clone)]
+pub struct IndexOptions {
+    /// Re-extract every file even if an identical version is stored.
+    pub full: bool,
+    /// Files larger than this are skipped.
+    pub max_file_size: u64,
+    /// Worker threads (0 = all cores).
+    pub threads: usize,
+}
+
+impl Default for IndexOptions {
+    fn default() -> Self {
+        IndexOptions {
+            full: false,
+            max_file_size: 1 << 20,
+            threads: 0,
+        }
+    }
+}
+
+/// Progress events for long work.
+#[derive(Debug, Clone)]
+pub enum Progress {
+    /// Another process holds the index lock; waiting for it.
+    WaitingForLock,
+    Walking,
+    /// Reading and extracting: files done of total, bytes done.
+    Extracting {
+        done: u64,
+        total: u64,
+        bytes: u64,
+    },
+    Resolving {
+        references: u64,
+    },
+    Writing,
+    Publishing,
+}
+
+const BATCH: usize = 256;
+
+/// Per-file output of the parallel stage.
+struct Extracted {
+    path: String,
+    language: Arc<Language>,
+    module: String,
+    hash: String,
+    size: u64,
+    lossy: bool,
+    uncommitted: bool,
+    /// `None` when an identical version is reused.
+    facts: Option<FileFacts>,
+    reuse: Option<i64>,
+}
+
+fn extractor_version(language: &Language) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let text = format!("{:?}{}", language.manifest, language.query_source);
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{}-{:016x}", env!("CARGO_PKG_VERSION"), h)
+}
+
+fn family(id: &str) -> &str {
+    match id {
+        "javascript" | "typescript" | "tsx" => "js",
+        "c" | "cpp" => "c",
+        other => other,
+    }
+}
+
+fn json_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The summary as a small JSON object, stored with the generation.
+fn summary_json(s: &IndexSummary) -> String {
+    let counts = |c: &[(String, u64)]| {
+        let parts: Vec<String> = c
+            .iter()
+            .map(|(k, v)| format!("\"{}\":{v}", json_escape(k)))
+            .collect();
+        format!("{{{}}}", parts.join(","))
+    };
+    format!(
+        "{{\"files\":{},\"files_reused\":{},\"bytes\":{},\"symbols\":{},\"references\":{},\"imports\":{},\"edges\":{},\"unresolved\":{},\"skipped\":{},\"wall_seconds\":{:.3}}}",
+        s.files_indexed,
+        s.files_reused,
+        s.bytes,
+        s.symbols,
+        s.references,
+        s.imports,
+        counts(&s.edges),
+        counts(&s.unresolved),
+        counts(&s.skipped),
+        s.wall_seconds
+    )
+}
+
+fn lock(data: &DataDir, progress: &dyn Fn(Progress)) -> Result<std::fs::File> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(data.lock())
+        .map_err(|e| Error::Io(format!("{}: {e}", data.lock().display())))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            progress(Progress::WaitingForLock);
+            file.lock()
+                .map_err(|e| Error::Io(format!("{}: {e}", data.lock().display())))?;
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(Error::Io(format!("{}: {e}", data.lock().display())));
+        }
+    }
+    Ok(file)
+}
+
+/// Indexes the repository at `root` into its data directory and publishes a new generation.
+pub fn index(
+    root: &Path,
+    options: &IndexOptions,
+    progress: &dyn Fn(Progress),
+) -> Result<IndexSummary> {
+    let started = Instant::now();
+    let mut phases: Vec<(String, f64)> = Vec::new();
+    let mut mark = {
+        let mut last = Instant::now();
+        move |name: &str, phases: &mut Vec<(String, f64)>| {
+            phases.push((name.to_string(), last.elapsed().as_secs_f64()));
+            last = Instant::now();
+        }
+    };
+    if !root.is_dir() {
+        return Err(Error::NotADirectory(root.display().to_string()));
+    }
+    let root = root
+        .canonicalize()
+        .map_err(|e| Error::Io(format!("{}: {e}", root.display())))?;
+    let registry = Registry::builtin()?;
+    let data = DataDir::for_root(&root);
+    std::fs::create_dir_all(&data.dir)
+        .map_err(|e| Error::Io(format!("cannot create {}: {e}", data.dir.display())))?;
+    let _ = std::fs::write(data.root_file(), root.display().to_string());
+    let _lock = lock(&data, progress)?;
+    let mut store = Store::open(&data.db())?;
+    store.collect_garbage(2)?;
+
+    // Git: HEAD and its blobs, only when `root` is the top of a working tree.
+    let in_git = sextant_git::discover(&root)
+        .and_then(|w| w.canonicalize().ok())
+        .is_some_and(|w| w == root);
+    let head = if in_git {
+        sextant_git::head(&root).ok()
+    } else {
+        None
+    };
+    let head_blobs = if in_git {
+        sextant_git::head_blobs(&root).unwrap_or_default()
+    } else {
+        HashMap::new()
+    };
+
+    progress(Progress::Walking);
+    let mut exclude = vec![data.dir.clone()];
+    if let Ok(home) = crate::home::data_home().canonicalize() {
+        exclude.push(home);
+    }
+    let walk_config = WalkConfig {
+        max_file_size: options.max_file_size,
+        exclude,
+        ..WalkConfig::default()
+    };
+    let walk = sextant_vfs::walk(&root, &walk_config, |p| registry.for_path(p).is_some());
+    let cargo: Vec<(String, Option<String>)> = walk
+        .manifests
+        .iter()
+        .filter(|m| m.path.file_name() == "Cargo.toml" && m.size < 1 << 20)
+        .map(|m| {
+            let name = read_source(&m.abs, 1 << 20, usize::MAX, usize::MAX)
+                .ok()
+                .and_then(|s| cargo_package_name(&s.text));
+            (m.path.as_str().to_string(), name)
+        })
+        .collect();
+    let paths: Vec<&str> = walk.files.iter().map(|f| f.path.as_str()).collect();
+    let layout = Layout::new(&paths, &cargo);
+    mark("walk", &mut phases);
+
+    // Previous versions, for reuse.
+    let active = store.active_generation_id()?;
+    let previous: FxHashMap<String, sextant_store::FileInfo> = if options.full || active == 0 {
+        FxHashMap::default()
+    } else {
+        store
+            .files(active)?
+            .into_iter()
+            .map(|f| (f.path.clone(), f))
+            .collect()
+    };
+    let versions: FxHashMap<String, String> = registry
+        .languages()
+        .iter()
+        .map(|l| (l.id().to_string(), extractor_version(l)))
+        .collect();
+
+    // Read + extract in parallel; write in batches on this thread.
+    let total = walk.files.len() as u64;
+    let done = AtomicU64::new(0);
+    let bytes_done = AtomicU64::new(0);
+    let mut skipped_at_read: Vec<(String, &'static str, u64)> = Vec::new();
+    let (tx, rx) = crossbeam_channel::bounded::<
+        std::result::Result<Extracted, (String, &'static str, u64)>,
+    >(512);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads)
+        .stack_size(64 << 20)
+        .build()
+        .map_err(|e| Error::Io(e.to_string()))?;
+    let files = &walk.files;
+    let mut builder = store.begin_generation(
+        head.as_ref().and_then(|h| h.commit.as_deref()),
+        head.as_ref().and_then(|h| h.branch.as_deref()),
+        false,
+    )?;
+    let first = builder.first;
+    let mut next = first;
+
+    // Resolver inputs gathered as files arrive.
+    let mut r_files: Vec<resolve::FileCtx> = Vec::new();
+    let mut r_symbols: Vec<resolve::Symbol> = Vec::new();
+    let mut r_refs: Vec<resolve::Ref> = Vec::new();
+    let mut r_imports: Vec<resolve::Imp> = Vec::new();
+    let mut rules: Vec<resolve::LangRules> = Vec::new();
+    let mut rule_index: FxHashMap<String, usize> = FxHashMap::default();
+    let mut rule_for = |language: &Language| -> usize {
+        if let Some(&i) = rule_index.get(language.id()) {
+            return i;
+        }
+        let m = &language.manifest;
+        rules.push(resolve::LangRules {
+            id: m.id.clone(),
+            family: family(&m.id).to_string(),
+            self_names: m.imports.self_names.clone(),
+            super_names: m.imports.super_names.clone(),
+            binds: resolve::Binds::parse(&m.imports.binds),
+            implicit_self: m.imports.implicit_self,
+            module_style: format!("{:?}", m.module).to_lowercase(),
+        });
+        rule_index.insert(language.id().to_string(), rules.len() - 1);
+        rules.len() - 1
+    };
+
+    let mut summary = IndexSummary {
+        root: root.clone(),
+        db_path: data.db(),
+        commit: head.as_ref().and_then(|h| h.commit.clone()),
+        branch: head.as_ref().and_then(|h| h.branch.clone()),
+        ignored_files: walk.ignored_files as u64,
+        ..IndexSummary::default()
+    };
+    let mut reused: Vec<(i64, bool)> = Vec::new();
+    let mut languages: FxHashMap<String, u64> = FxHashMap::default();
+    let mut batch = Vec::new();
+    let mut write_error: Option<Error> = None;
+
+    std::thread::scope(|scope| {
+        let registry = &registry;
+        let layout = &layout;
+        let previous = &previous;
+        let versions = &versions;
+        let head_blobs = &head_blobs;
+        let done = &done;
+        let bytes_done = &bytes_done;
+        let pool = &pool;
+        scope.spawn(move || {
+            pool.install(|| {
+                files.par_iter().for_each_with(tx, |tx, file| {
+                    let path = file.path.as_str();
+                    let out = (|| {
+                        let language = registry
+                            .for_path(path)
+                            .expect("walk filtered by language")
+                            .clone();
+                        let source = read_source(&file.abs, options.max_file_size, 10_000, 400)
+                            .map_err(|e| (path.to_string(), e.reason.as_str(), file.size))?;
+                        let uncommitted =
+                            !head_blobs.is_empty() && head_blobs.get(path) != Some(&source.hash);
+                        let uncommitted = uncommitted || (in_git && head_blobs.is_empty());
+                        // The module may depend on the declared package, known only after extraction.
+                        let style = language.manifest.module;
+                        let prev = previous.get(path).filter(|p| {
+                            p.hash == source.hash
+                                && p.language == language.id()
+                                && Some(&p.extractor) == versions.get(language.id())
+                        });
+                        let (facts, module, reuse) = match prev {
+                            Some(p)
+                                if style == sextant_lang::ModuleStyle::Declared
+                                    || p.module == layout.module(style, path, None) =>
+                            {
+                                (None, p.module.clone(), Some(p.id))
+                            }
+                            _ => {
+                                let facts = sextant_extract::extract(&language, path, &source.text);
+                                let module = layout.module(style, path, facts.package.as_deref());
+                                (Some(facts), module, None)
+                            }
+                        };
+                        Ok(Extracted {
+                            path: path.to_string(),
+                            language,
+                            module,
+                            hash: source.hash,
+                            size: source.size,
+                            lossy: source.lossy,
+                            uncommitted,
+                            facts,
+                            reuse,
+                        })
+                    })();
+                    bytes_done.fetch_add(file.size, Ordering::Relaxed);
+                    done.fetch_add(1, Ordering::Relaxed);
+                    let _ = tx.send(out);
+                });
+            });
+        });
+
+        let mut last_report = Instant::now();
+        for item in rx.iter() {
+            if last_report.elapsed().as_millis() >= 100 {
+                progress(Progress::Extracting {
+                    done: done.load(Ordering::Relaxed),
+                    total,
+                    bytes: bytes_done.load(Ordering::Relaxed),
+                });
+                last_report = Instant::now();
+            }
+            let item = match item {
+                Ok(item) => item,
+                Err(skip) => {
+                    skipped_at_read.push(skip);
+                    continue;
+                }
+            };
+            if write_error.is_some() {
+                continue;
+            }
+            summary.files_indexed += 1;
+            summary.bytes += item.size;
+            summary.files_uncommitted += u64::from(item.uncommitted);
+            *languages.entry(item.language.id().to_string()).or_default() += 1;
+            if let Some(id) = item.reuse {
+                reused.push((id, item.uncommitted));
+                summary.files_reused += 1;
+                continue;
+            }
+            summary.bytes_extracted += item.size;
+            let lang_rules = rule_for(&item.language);
+            let rows = file_rows(
+                &item,
+                &mut next,
+                lang_rules,
+                &mut r_files,
+                &mut r_symbols,
+                &mut r_refs,
+                &mut r_imports,
+            );
+            if item.facts.as_ref().is_some_and(|f| {
+                f.diagnostics
+                    .iter()
+                    .any(|d| d.kind != sextant_model::DiagnosticKind::Unsupported)
+            }) {
+                summary.files_with_syntax_errors += 1;
+            }
+            batch.push(rows);
+            if batch.len() >= BATCH {
+                if let Err(e) = builder.write_files(&batch) {
+                    write_error = Some(e.into());
+                }
+                batch.clear();
+            }
+        }
+    });
+    if let Some(e) = write_error {
+        return Err(e);
+    }
+    progress(Progress::Extracting {
+        done: total,
+        total,
+        bytes: bytes_done.load(Ordering::Relaxed),
+    });
+    progress(Progress::Writing);
+    builder.write_files(&batch)?;
+    drop(batch);
+    builder.reuse_files(&reused)?;
+    mark("extract", &mut phases);
+
+    // Reused versions: load what resolution needs.
+    if !reused.is_empty() {
+        let reused_ids: rustc_hash::FxHashSet<i64> = reused.iter().map(|(id, _)| *id).collect();
+        let (nodes, refs, imports) = builder.load_reused()?;
+        for f in previous.values().filter(|f| reused_ids.contains(&f.id)) {
+            if let Some(language) = registry.get(&f.language) {
+                let lang = rule_for(language);
+                r_files.push(resolve::FileCtx {
+                    id: f.id,
+                    node: f.node_id,
+                    path: f.path.clone(),
+                    module: f.module.clone(),
+                    lang,
+                });
+            }
+        }
+        r_symbols.extend(
+            nodes
+                .into_iter()
+                .filter(|n| n.kind != NodeKind::File)
+                .map(|n| resolve::Symbol {
+                    id: n.id,
+                    file: n.file_id,
+                    kind: n.kind,
+                    name: n.name,
+                    qname: n.qname,
+                    parent: n.parent_id,
+                }),
+        );
+        r_refs.extend(refs.into_iter().map(|r| resolve::Ref {
+            id: r.id,
+            file: r.file_id,
+            src: r.src_id,
+            kind: r.kind,
+            name: r.name,
+            receiver: r.receiver,
+            implementor: r.implementor,
+        }));
+        r_imports.extend(imports.into_iter().map(|i| resolve::Imp {
+            id: i.id,
+            file: i.file_id,
+            src: i.src_id,
+            source: i.source,
+            name: i.name,
+            alias: i.alias,
+            wildcard: i.wildcard,
+        }));
+    }
+    summary.symbols = r_symbols.len() as u64;
+    summary.references = r_refs.len() as u64;
+    summary.imports = r_imports.len() as u64;
+    mark("load", &mut phases);
+
+    // Resolve.
+    progress(Progress::Resolving {
+        references: r_refs.len() as u64,
+    });
+    let mut resolver = resolve::Resolver::new(r_files, r_symbols, rules);
+    let mut output = resolve::Output {
+        edges: resolver.resolve_imports(&r_imports),
+        unresolved: Vec::new(),
+    };
+    let inherited = resolver.resolve_inheritance(&r_refs);
+    let done_ids: rustc_hash::FxHashSet<i64> = inherited.iter().map(|(id, _)| *id).collect();
+    for (_, r) in inherited {
+        resolve::push(&mut output, r);
+    }
+    let resolver = &resolver;
+    let rest: Vec<resolve::Resolution> = pool.install(|| {
+        r_refs
+            .par_iter()
+            .filter(|r| !done_ids.contains(&r.id))
+            .map(|r| resolver.resolve(r))
+            .collect()
+    });
+    for r in rest {
+        resolve::push(&mut output, r);
+    }
+    mark("resolve", &mut phases);
+
+    let edges: Vec<EdgeRow> = output
+        .edges
+        .iter()
+        .map(|e| EdgeRow {
+            src: e.src,
+            dst: e.dst,
+            kind: e.kind,
+            provenance: e.provenance,
+            confidence: e.confidence,
+            rule: e.rule,
+            ref_id: e.ref_id,
+            import_id: e.import_id,
+        })
+        .collect();
+    let unresolved: Vec<UnresolvedRow> = output
+        .unresolved
+        .iter()
+        .map(|u| UnresolvedRow {
+            ref_id: u.ref_id,
+            reason: u.reason,
+            candidates: u.candidates,
+        })
+        .collect();
+    progress(Progress::Writing);
+    for chunk in edges.chunks(50_000) {
+        builder.write_resolution(chunk, &[])?;
+    }
+    for chunk in unresolved.chunks(50_000) {
+        builder.write_resolution(&[], chunk)?;
+    }
+    let mut skipped: Vec<(String, &'static str, u64)> = walk
+        .skipped
+        .iter()
+        .map(|s| (s.path.as_str().to_string(), s.reason.as_str(), s.size))
+        .collect();
+    skipped.extend(skipped_at_read);
+    builder.write_skipped(&skipped)?;
+    mark("write", &mut phases);
+
+    // Summary.
+    let mut edge_counts: FxHashMap<String, u64> = FxHashMap::default();
+    for e in &output.edges {
+        *edge_counts
+            .entry(format!("{}/{}", e.kind.as_str(), e.provenance.as_str()))
+            .or_default() += 1;
+    }
+    let contains = summary.symbols;
+    edge_counts.insert("contains/asserted".into(), contains);
+    let mut unresolved_counts: FxHashMap<String, u64> = FxHashMap::default();
+    for u in &output.unresolved {
+        *unresolved_counts.entry(u.reason.to_string()).or_default() += 1;
+    }
+    let mut skip_counts: FxHashMap<String, u64> = FxHashMap::default();
+    for (_, reason, _) in &skipped {
+        *skip_counts.entry(reason.to_string()).or_default() += 1;
+    }
+    summary.edges = sorted(edge_counts);
+    summary.unresolved = sorted(unresolved_counts);
+    summary.skipped = sorted(skip_counts);
+    summary.languages = sorted(languages);
+    summary.dirty = summary.files_uncommitted > 0;
+    summary.wall_seconds = started.elapsed().as_secs_f64();
+
+    progress(Progress::Publishing);
+    let json = summary_json(&summary);
+    let generation = builder.publish(&json)?;
+    if summary.dirty {
+        store.mark_dirty(generation)?;
+    }
+    store.collect_garbage(2)?;
+    mark("publish", &mut phases);
+    summary.generation = generation;
+    summary.phases = phases;
+    summary.wall_seconds = started.elapsed().as_secs_f64();
+    summary.db_bytes = store.size_bytes();
+    Ok(summary)
+}
+
+fn sorted(map: FxHashMap<String, u64>) -> Vec<(String, u64)> {
+    let mut v: Vec<(String, u64)> = map.into_iter().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    v
+}
+
+use sextant_store::FileBatch;
+
+/// Turns one extracted file into rows (allocating ids) and resolver inputs.
+fn file_rows(
+    item: &Extracted,
+    next: &mut sextant_store::IdRanges,
+    lang: usize,
+    r_files: &mut Vec<resolve::FileCtx>,
+    r_symbols: &mut Vec<resolve::Symbol>,
+    r_refs: &mut Vec<resolve::Ref>,
+    r_imports: &mut Vec<resolve::Imp>,
+) -> FileBatch {
+    let facts = item.facts.as_ref().expect("extracted");
+    let language = item.language.id();
+    let sep = item.language.manifest.separator.as_str();
+    let file_id = next.file;
+    next.file += 1;
+    let file_node = next.node;
+    next.node += 1;
+    let file_name = item
+        .path
+        .rsplit('/')
+        .next()
+        .unwrap_or(&item.path)
+        .to_string();
+    let mut nodes = Vec::with_capacity(facts.definitions.len() + 1);
+    nodes.push(NewNode {
+        id: file_node,
+        file_id,
+        stable_id: stable_id("file", &item.path, ""),
+        kind: NodeKind::File,
+        name: file_name.clone(),
+        qname: item.path.clone(),
+        language: language.to_string(),
+        parent_id: None,
+        span: sextant_model::Span {
+            end_line: facts.line_count,
+            end_byte: item.size as u32,
+            start_line: 1,
+            ..Default::default()
+        },
+        signature: item.path.clone(),
+        doc: None,
+        visibility: Visibility::Public,
+        modifiers: String::new(),
+        complexity: None,
+        name_tokens: sextant_search::name_tokens(&file_name),
+        qname_tokens: item.path.replace(['/', '.', '_', '-'], " "),
+    });
+    r_files.push(resolve::FileCtx {
+        id: file_id,
+        node: file_node,
+        path: item.path.clone(),
+        module: item.module.clone(),
+        lang,
+    });
+    let base = next.node;
+    let mut seen: FxHashMap<String, u32> = FxHashMap::default();
+    for (i, d) in facts.definitions.iter().enumerate() {
+        let id = base + i as i64;
+        let local = d.scope_path.join(sep);
+        let qname = match (item.module.is_empty(), local.is_empty()) {
+            (true, _) => local,
+            (false, true) => item.module.clone(),
+            (false, false) => format!("{}{sep}{local}", item.module),
+        };
+        let occurrence = seen.entry(qname.clone()).or_default();
+        let disambiguator = if *occurrence == 0 {
+            item.path.clone()
+        } else {
+            format!("{}#{}", item.path, occurrence)
+        };
+        *occurrence += 1;
+        let parent = d.parent.map(|p| base + i64::from(p)).unwrap_or(file_node);
+        let qname_tokens = sextant_extract::split_qualified(&qname)
+            .iter()
+            .map(|s| sextant_search::name_tokens(s))
+            .collect::<Vec<_>>()
+            .join(" ");
+        nodes.push(NewNode {
+            id,
+            file_id,
+            stable_id: stable_id(language, &qname, &disambiguator),
+            kind: d.kind,
+            name: d.name.clone(),
+            qname: qname.clone(),
+            language: language.to_string(),
+            parent_id: Some(parent),
+            span: d.span,
+            signature: d.signature.clone(),
+            doc: d.doc.clone(),
+            visibility: d.visibility,
+            modifiers: d.modifiers.join(","),
+            complexity: d.complexity,
+            name_tokens: sextant_search::name_tokens(&d.name),
+            qname_tokens,
+        });
+        r_symbols.push(resolve::Symbol {
+            id,
+            file: file_id,
+            kind: d.kind,
+            name: d.name.clone(),
+            qname,
+            parent: Some(parent),
+        });
+    }
+    next.node += facts.definitions.len() as i64;
+    let src_of =
+        |enclosing: Option<u32>| enclosing.map(|e| base + i64::from(e)).unwrap_or(file_node);
+    let mut refs = Vec::with_capacity(facts.references.len());
+    for r in &facts.references {
+        let id = next.reference;
+        next.reference += 1;
+        refs.push(RefRow {
+            id,
+            file_id,
+            src_id: src_of(r.enclosing),
+            kind: r.kind,
+            name: r.name.clone(),
+            receiver: r.receiver.clone(),
+            implementor: r.implementor.clone(),
+            line: r.span.start_line,
+            col: r.span.start_col,
+            end_col: r.span.end_col,
+        });
+        r_refs.push(resolve::Ref {
+            id,
+            file: file_id,
+            src: src_of(r.enclosing),
+            kind: r.kind,
+            name: r.name.clone(),
+            receiver: r.receiver.clone(),
+            implementor: r.implementor.clone(),
+        });
+    }
+    let mut imports = Vec::with_capacity(facts.imports.len());
+    for i in &facts.imports {
+        let id = next.import;
+        next.import += 1;
+        imports.push(ImportRow {
+            id,
+            file_id,
+            src_id: src_of(i.enclosing),
+            source: i.source.clone(),
+            name: i.name.clone(),
+            alias: i.alias.clone(),
+            wildcard: i.wildcard,
+            line: i.span.start_line,
+            col: i.span.start_col,
+        });
+        r_imports.push(resolve::Imp {
+            id,
+            file: file_id,
+            src: src_of(i.enclosing),
+            source: i.source.clone(),
+            name: i.name.clone(),
+            alias: i.alias.clone(),
+            wildcard: i.wildcard,
+        });
+    }
+    let diagnostics = (!facts.diagnostics.is_empty()).then(|| {
+        facts
+            .diagnostics
+            .iter()
+            .map(|d| format!("{} {}: {}", d.kind.as_str(), d.line, d.message))
+            .collect::<Vec<_>>()
+            .join("\n")
+    });
+    let file = FileVersionRow {
+        id: file_id,
+        path: item.path.clone(),
+        hash: item.hash.clone(),
+        language: language.to_string(),
+        module: item.module.clone(),
+        extractor: extractor_version(&item.language),
+        size: item.size,
+        lines: facts.line_count,
+        lossy: item.lossy,
+        node_id: file_node,
+        diagnostics,
+        uncommitted: item.uncommitted,
+    };
+    (file, nodes, refs, imports)
+}
+
+/// The root a path belongs to: the nearest indexed ancestor, else the git working tree, else itself.
+pub fn find_root(start: &Path) -> PathBuf {
+    let start = start.canonicalize().unwrap_or_else(|_| start.to_path_buf());
+    let mut cur = Some(start.as_path());
+    while let Some(dir) = cur {
+        if DataDir::for_root(dir).exists() {
+            return dir.to_path_buf();
+        }
+        cur = dir.parent();
+    }
+    sextant_git::discover(&start)
+        .and_then(|w| w.canonicalize().ok())
+        .unwrap_or(start)
+}

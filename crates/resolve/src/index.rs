@@ -1,0 +1,140 @@
+//! Name indexes over a generation's symbols, built once per resolution.
+
+use rustc_hash::FxHashMap;
+
+use crate::input::{FileCtx, LangRules, Symbol};
+use crate::modules::{dir_of, normalize, strip_extension};
+
+pub(crate) struct Index {
+    pub symbols: Vec<Symbol>,
+    /// Normalised qualified name per symbol.
+    pub norm: Vec<String>,
+    pub by_id: FxHashMap<i64, u32>,
+    pub by_name: FxHashMap<String, Vec<u32>>,
+    pub by_norm: FxHashMap<String, Vec<u32>>,
+    /// (parent node id, name) → symbols. Top-level symbols have the File node as parent.
+    pub children: FxHashMap<(i64, String), Vec<u32>>,
+    /// (directory, name) → top-level symbols.
+    pub by_dir: FxHashMap<(String, String), Vec<u32>>,
+    pub files: Vec<FileCtx>,
+    pub file_index: FxHashMap<i64, usize>,
+    /// Normalised module → files.
+    pub modules: FxHashMap<String, Vec<i64>>,
+    /// Last module segment → module keys (for suffix matching of Go import paths).
+    pub module_tails: FxHashMap<String, Vec<String>>,
+    /// Path without extension → file.
+    pub paths: FxHashMap<String, i64>,
+    /// File stem → paths without extension (for include/require suffix matching).
+    pub stems: FxHashMap<String, Vec<String>>,
+    pub rules: Vec<LangRules>,
+    /// Family id per rules entry.
+    pub family_of_lang: Vec<u16>,
+    /// Family id per symbol.
+    pub family: Vec<u16>,
+}
+
+impl Index {
+    pub fn build(files: Vec<FileCtx>, symbols: Vec<Symbol>, rules: Vec<LangRules>) -> Index {
+        let mut families: FxHashMap<String, u16> = FxHashMap::default();
+        let family_of_lang: Vec<u16> = rules
+            .iter()
+            .map(|r| {
+                let n = families.len() as u16;
+                *families.entry(r.family.clone()).or_insert(n)
+            })
+            .collect();
+        let mut file_index = FxHashMap::default();
+        let mut modules: FxHashMap<String, Vec<i64>> = FxHashMap::default();
+        let mut module_tails: FxHashMap<String, Vec<String>> = FxHashMap::default();
+        let mut paths = FxHashMap::default();
+        let mut stems: FxHashMap<String, Vec<String>> = FxHashMap::default();
+        for (i, f) in files.iter().enumerate() {
+            file_index.insert(f.id, i);
+            let key = normalize(&f.module);
+            if !key.is_empty() {
+                let tail = key.rsplit('.').next().unwrap_or(&key).to_string();
+                let keys = module_tails.entry(tail).or_default();
+                if !keys.contains(&key) {
+                    keys.push(key.clone());
+                }
+                modules.entry(key).or_default().push(f.id);
+            }
+            let stem_path = strip_extension(&f.path).to_string();
+            let stem = stem_path
+                .rsplit('/')
+                .next()
+                .unwrap_or(&stem_path)
+                .to_string();
+            stems.entry(stem).or_default().push(stem_path.clone());
+            paths.insert(stem_path, f.id);
+        }
+        let mut by_id = FxHashMap::default();
+        let mut by_name: FxHashMap<String, Vec<u32>> = FxHashMap::default();
+        let mut by_norm: FxHashMap<String, Vec<u32>> = FxHashMap::default();
+        let mut children: FxHashMap<(i64, String), Vec<u32>> = FxHashMap::default();
+        let mut by_dir: FxHashMap<(String, String), Vec<u32>> = FxHashMap::default();
+        let mut norm = Vec::with_capacity(symbols.len());
+        let mut family = Vec::with_capacity(symbols.len());
+        for (i, s) in symbols.iter().enumerate() {
+            let i = i as u32;
+            by_id.insert(s.id, i);
+            by_name.entry(s.name.clone()).or_default().push(i);
+            let n = normalize(&s.qname);
+            by_norm.entry(n.clone()).or_default().push(i);
+            norm.push(n);
+            if let Some(p) = s.parent {
+                children.entry((p, s.name.clone())).or_default().push(i);
+            }
+            let fi = file_index.get(&s.file).copied();
+            family.push(
+                fi.map(|fi| family_of_lang[files[fi].lang])
+                    .unwrap_or(u16::MAX),
+            );
+            if let Some(fi) = fi
+                && s.parent == Some(files[fi].node)
+            {
+                by_dir
+                    .entry((dir_of(&files[fi].path).to_string(), s.name.clone()))
+                    .or_default()
+                    .push(i);
+            }
+        }
+        Index {
+            symbols,
+            norm,
+            by_id,
+            by_name,
+            by_norm,
+            children,
+            by_dir,
+            files,
+            file_index,
+            modules,
+            module_tails,
+            paths,
+            stems,
+            rules,
+            family_of_lang,
+            family,
+        }
+    }
+
+    pub fn file(&self, id: i64) -> Option<&FileCtx> {
+        self.file_index.get(&id).map(|&i| &self.files[i])
+    }
+
+    pub fn symbol(&self, id: i64) -> Option<(u32, &Symbol)> {
+        self.by_id.get(&id).map(|&i| (i, &self.symbols[i as usize]))
+    }
+
+    pub fn children_named(&self, parent: i64, name: &str) -> &[u32] {
+        self.children
+            .get(&(parent, name.to_string()))
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    pub fn norm_named(&self, key: &str) -> &[u32] {
+        self.by_norm.get(key).map(Vec::as_slice).unwrap_or(&[])
+    }
+}

@@ -1,0 +1,692 @@
+//! Read queries. Every query is scoped to one generation (the active one unless told otherwise)
+//! through `gen_files`, and returns plain rows.
+
+use rusqlite::{OptionalExtension, Row, params};
+use sextant_model::Span;
+
+use crate::{Result, Store};
+
+/// A generation's header.
+#[derive(Debug, Clone)]
+pub struct GenerationInfo {
+    pub id: i64,
+    pub commit: Option<String>,
+    pub branch: Option<String>,
+    pub dirty: bool,
+    pub status: String,
+    pub started_at: i64,
+    pub finished_at: Option<i64>,
+    /// The index summary, JSON.
+    pub stats: Option<String>,
+}
+
+/// A file of a generation.
+#[derive(Debug, Clone)]
+pub struct FileInfo {
+    pub id: i64,
+    pub path: String,
+    pub hash: String,
+    pub language: String,
+    pub module: String,
+    pub extractor: String,
+    pub size: u64,
+    pub lines: u32,
+    pub node_id: i64,
+    pub uncommitted: bool,
+    pub diagnostics: Option<String>,
+}
+
+/// A skipped file of a generation.
+#[derive(Debug, Clone)]
+pub struct SkippedRow {
+    pub path: String,
+    pub reason: String,
+    pub size: u64,
+}
+
+/// A node with its file path.
+#[derive(Debug, Clone)]
+pub struct NodeRow {
+    pub id: i64,
+    pub file_id: i64,
+    pub path: String,
+    pub stable_id: String,
+    pub kind: String,
+    pub name: String,
+    pub qname: String,
+    pub language: String,
+    pub parent_id: Option<i64>,
+    pub span: Span,
+    pub signature: String,
+    pub doc: Option<String>,
+    pub visibility: String,
+    pub modifiers: String,
+    pub complexity: Option<u32>,
+}
+
+/// An edge seen from one end.
+#[derive(Debug, Clone)]
+pub struct EdgeHit {
+    /// The node at the other end.
+    pub other: i64,
+    pub kind: String,
+    pub provenance: String,
+    pub confidence: String,
+    pub rule: String,
+    /// Where the reference is written: (path, line, col).
+    pub site: Option<(String, u32, u32)>,
+}
+
+/// A reference site (used for unresolved samples).
+#[derive(Debug, Clone)]
+pub struct RefSite {
+    pub ref_id: i64,
+    pub path: String,
+    pub line: u32,
+    pub col: u32,
+    pub kind: String,
+    pub name: String,
+    pub receiver: Option<String>,
+    pub src_id: i64,
+    pub reason: String,
+    pub candidates: u32,
+}
+
+/// Counts by key.
+pub type Histogram = Vec<(String, u64)>;
+
+const NODE_COLUMNS: &str =
+    "n.id, n.file_id, f.path, n.stable_id, n.kind, n.name, n.qname, n.language,
+    n.parent_id, n.start_line, n.start_col, n.end_line, n.end_col, n.start_byte, n.end_byte,
+    n.signature, n.doc, n.visibility, n.modifiers, n.complexity";
+
+fn node_row(r: &Row<'_>) -> rusqlite::Result<NodeRow> {
+    Ok(NodeRow {
+        id: r.get(0)?,
+        file_id: r.get(1)?,
+        path: r.get(2)?,
+        stable_id: r.get(3)?,
+        kind: r.get(4)?,
+        name: r.get(5)?,
+        qname: r.get(6)?,
+        language: r.get(7)?,
+        parent_id: r.get(8)?,
+        span: Span {
+            start_line: r.get(9)?,
+            start_col: r.get(10)?,
+            end_line: r.get(11)?,
+            end_col: r.get(12)?,
+            start_byte: r.get(13)?,
+            end_byte: r.get(14)?,
+        },
+        signature: r.get(15)?,
+        doc: r.get(16)?,
+        visibility: r.get(17)?,
+        modifiers: r.get(18)?,
+        complexity: r.get(19)?,
+    })
+}
+
+/// Optional search filters (empty = any).
+#[derive(Debug, Clone, Default)]
+pub struct Filters {
+    pub kinds: Vec<String>,
+    pub language: Option<String>,
+    pub path_prefix: Option<String>,
+    /// Leave File nodes out.
+    pub skip_files: bool,
+}
+
+impl Filters {
+    fn sql(&self) -> String {
+        let mut s = String::new();
+        if !self.kinds.is_empty() {
+            s.push_str(" AND n.kind IN (SELECT value FROM json_each(?3))");
+        }
+        if self.language.is_some() {
+            s.push_str(" AND n.language = ?4");
+        }
+        if self.path_prefix.is_some() {
+            s.push_str(" AND (f.path = ?5 OR f.path LIKE ?5 || '%' ESCAPE '\\')");
+        }
+        if self.skip_files {
+            s.push_str(" AND n.kind != 'file'");
+        }
+        s
+    }
+
+    fn kinds_json(&self) -> String {
+        let quoted: Vec<String> = self
+            .kinds
+            .iter()
+            .map(|k| format!("\"{}\"", k.replace(['"', '\\'], "")))
+            .collect();
+        format!("[{}]", quoted.join(","))
+    }
+
+    fn prefix(&self) -> Option<String> {
+        self.path_prefix.as_ref().map(|p| {
+            p.trim_end_matches('/')
+                .replace('\\', "\\\\")
+                .replace('%', "\\%")
+                .replace('_', "\\_")
+        })
+    }
+}
+
+pub use Filters as SearchFilters;
+
+impl Store {
+    /// The active (published) generation id, 0 when nothing was ever published.
+    pub fn active_generation_id(&self) -> Result<i64> {
+        self.conn
+            .query_row(
+                "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'active_generation'",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.err(e))
+    }
+
+    /// A generation's header.
+    pub fn generation(&self, id: i64) -> Result<Option<GenerationInfo>> {
+        self.conn
+            .query_row(
+                "SELECT id, commit_id, branch, dirty, status, started_at, finished_at, stats
+                 FROM generations WHERE id = ?1",
+                [id],
+                |r| {
+                    Ok(GenerationInfo {
+                        id: r.get(0)?,
+                        commit: r.get(1)?,
+                        branch: r.get(2)?,
+                        dirty: r.get(3)?,
+                        status: r.get(4)?,
+                        started_at: r.get(5)?,
+                        finished_at: r.get(6)?,
+                        stats: r.get(7)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Every generation, newest first.
+    pub fn generations(&self) -> Result<Vec<GenerationInfo>> {
+        let ids: Vec<i64> = self
+            .conn
+            .prepare("SELECT id FROM generations ORDER BY id DESC")
+            .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+            .map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        for id in ids {
+            out.extend(self.generation(id)?);
+        }
+        Ok(out)
+    }
+
+    /// The files of a generation, by path.
+    pub fn files(&self, generation: i64) -> Result<Vec<FileInfo>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT f.id, f.path, f.hash, f.language, f.module, f.extractor, f.size, f.lines,
+                        f.node_id, g.uncommitted, f.diagnostics
+                 FROM gen_files g JOIN file_versions f ON f.id = g.file_id
+                 WHERE g.generation = ?1 ORDER BY f.path",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([generation], |r| {
+                Ok(FileInfo {
+                    id: r.get(0)?,
+                    path: r.get(1)?,
+                    hash: r.get(2)?,
+                    language: r.get(3)?,
+                    module: r.get(4)?,
+                    extractor: r.get(5)?,
+                    size: r.get::<_, i64>(6)? as u64,
+                    lines: r.get(7)?,
+                    node_id: r.get(8)?,
+                    uncommitted: r.get(9)?,
+                    diagnostics: r.get(10)?,
+                })
+            })
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+            .map_err(|e| self.err(e))?;
+        Ok(rows)
+    }
+
+    /// The file of a generation at a path.
+    pub fn file_at(&self, generation: i64, path: &str) -> Result<Option<FileInfo>> {
+        Ok(self
+            .files_matching(generation, path)?
+            .into_iter()
+            .find(|f| f.path == path))
+    }
+
+    fn files_matching(&self, generation: i64, path: &str) -> Result<Vec<FileInfo>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT f.id, f.path, f.hash, f.language, f.module, f.extractor, f.size, f.lines,
+                        f.node_id, g.uncommitted, f.diagnostics
+                 FROM file_versions f JOIN gen_files g ON g.file_id = f.id AND g.generation = ?1
+                 WHERE f.path = ?2",
+            )
+            .map_err(|e| self.err(e))?;
+        stmt.query_map(params![generation, path], |r| {
+            Ok(FileInfo {
+                id: r.get(0)?,
+                path: r.get(1)?,
+                hash: r.get(2)?,
+                language: r.get(3)?,
+                module: r.get(4)?,
+                extractor: r.get(5)?,
+                size: r.get::<_, i64>(6)? as u64,
+                lines: r.get(7)?,
+                node_id: r.get(8)?,
+                uncommitted: r.get(9)?,
+                diagnostics: r.get(10)?,
+            })
+        })
+        .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+        .map_err(|e| self.err(e))
+    }
+
+    /// Skipped files of a generation.
+    pub fn skipped(&self, generation: i64) -> Result<Vec<SkippedRow>> {
+        self.conn
+            .prepare("SELECT path, reason, size FROM skipped WHERE generation = ?1 ORDER BY path")
+            .and_then(|mut s| {
+                s.query_map([generation], |r| {
+                    Ok(SkippedRow {
+                        path: r.get(0)?,
+                        reason: r.get(1)?,
+                        size: r.get::<_, i64>(2)? as u64,
+                    })
+                })?
+                .collect()
+            })
+            .map_err(|e| self.err(e))
+    }
+
+    /// One node by id.
+    pub fn node(&self, id: i64) -> Result<Option<NodeRow>> {
+        let sql = format!(
+            "SELECT {NODE_COLUMNS} FROM nodes n JOIN file_versions f ON f.id = n.file_id WHERE n.id = ?1"
+        );
+        self.conn
+            .prepare_cached(&sql)
+            .and_then(|mut s| s.query_row([id], node_row).optional())
+            .map_err(|e| self.err(e))
+    }
+
+    fn nodes_where(
+        &self,
+        generation: i64,
+        condition: &str,
+        value: &str,
+        limit: u32,
+    ) -> Result<Vec<NodeRow>> {
+        let sql = format!(
+            "SELECT {NODE_COLUMNS} FROM nodes n
+             JOIN gen_files g ON g.file_id = n.file_id AND g.generation = ?1
+             JOIN file_versions f ON f.id = n.file_id
+             WHERE {condition} ORDER BY f.path, n.start_byte LIMIT ?3"
+        );
+        self.conn
+            .prepare_cached(&sql)
+            .and_then(|mut s| {
+                s.query_map(params![generation, value, limit], node_row)?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .map_err(|e| self.err(e))
+    }
+
+    /// Nodes of a generation with this stable id.
+    pub fn nodes_by_stable_id(&self, generation: i64, stable_id: &str) -> Result<Vec<NodeRow>> {
+        self.nodes_where(generation, "n.stable_id = ?2", stable_id, 50)
+    }
+
+    /// Nodes of a generation with exactly this name.
+    pub fn nodes_by_name(&self, generation: i64, name: &str, limit: u32) -> Result<Vec<NodeRow>> {
+        self.nodes_where(generation, "n.name = ?2", name, limit)
+    }
+
+    /// Nodes of a generation with exactly this qualified name.
+    pub fn nodes_by_qname(&self, generation: i64, qname: &str, limit: u32) -> Result<Vec<NodeRow>> {
+        self.nodes_where(generation, "n.qname = ?2", qname, limit)
+    }
+
+    /// Direct children (contained nodes) of a node.
+    pub fn children(&self, id: i64) -> Result<Vec<NodeRow>> {
+        let sql = format!(
+            "SELECT {NODE_COLUMNS} FROM nodes n JOIN file_versions f ON f.id = n.file_id
+             WHERE n.parent_id = ?1 ORDER BY n.start_byte"
+        );
+        self.conn
+            .prepare_cached(&sql)
+            .and_then(|mut s| s.query_map([id], node_row)?.collect())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Search stage 1: exact name (case-insensitive, case-sensitive first).
+    pub fn search_exact(
+        &self,
+        generation: i64,
+        name: &str,
+        filters: &Filters,
+        limit: u32,
+    ) -> Result<Vec<NodeRow>> {
+        let sql = format!(
+            "SELECT {NODE_COLUMNS} FROM nodes n
+             JOIN gen_files g ON g.file_id = n.file_id AND g.generation = ?1
+             JOIN file_versions f ON f.id = n.file_id
+             WHERE n.name = ?2 COLLATE NOCASE {}
+             ORDER BY n.name = ?2 DESC, n.kind = 'file', f.path, n.start_byte LIMIT ?6",
+            filters.sql()
+        );
+        self.search_with(&sql, generation, name, filters, limit)
+    }
+
+    /// Search stage 2: name prefix (case-insensitive), shortest names first.
+    pub fn search_prefix(
+        &self,
+        generation: i64,
+        prefix: &str,
+        filters: &Filters,
+        limit: u32,
+    ) -> Result<Vec<NodeRow>> {
+        let escaped = prefix
+            .replace('\\', "\\\\")
+            .replace('%', "\\%")
+            .replace('_', "\\_");
+        let sql = format!(
+            "SELECT {NODE_COLUMNS} FROM nodes n
+             JOIN gen_files g ON g.file_id = n.file_id AND g.generation = ?1
+             JOIN file_versions f ON f.id = n.file_id
+             WHERE n.name LIKE ?2 || '%' ESCAPE '\\' {}
+             ORDER BY length(n.name), n.name, f.path LIMIT ?6",
+            filters.sql()
+        );
+        self.search_with(&sql, generation, &escaped, filters, limit)
+    }
+
+    /// Search stage 3: BM25 over split identifiers, qualified names, signatures and docs.
+    pub fn search_fts(
+        &self,
+        generation: i64,
+        fts_query: &str,
+        filters: &Filters,
+        limit: u32,
+    ) -> Result<Vec<NodeRow>> {
+        let sql = format!(
+            "SELECT {NODE_COLUMNS} FROM nodes_fts
+             JOIN nodes n ON n.id = nodes_fts.rowid
+             JOIN gen_files g ON g.file_id = n.file_id AND g.generation = ?1
+             JOIN file_versions f ON f.id = n.file_id
+             WHERE nodes_fts MATCH ?2 {}
+             ORDER BY bm25(nodes_fts, 10.0, 4.0, 1.0, 0.5) LIMIT ?6",
+            filters.sql()
+        );
+        self.search_with(&sql, generation, fts_query, filters, limit)
+    }
+
+    fn search_with(
+        &self,
+        sql: &str,
+        generation: i64,
+        text: &str,
+        filters: &Filters,
+        limit: u32,
+    ) -> Result<Vec<NodeRow>> {
+        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.err(e))?;
+        let kinds = filters.kinds_json();
+        let prefix = filters.prefix();
+        let mut raw = stmt
+            .raw_bind_parameter(1, generation)
+            .and_then(|_| stmt.raw_bind_parameter(2, text));
+        if !filters.kinds.is_empty() {
+            raw = raw.and_then(|_| stmt.raw_bind_parameter(3, &kinds));
+        }
+        if let Some(lang) = &filters.language {
+            raw = raw.and_then(|_| stmt.raw_bind_parameter(4, lang));
+        }
+        if let Some(p) = &prefix {
+            raw = raw.and_then(|_| stmt.raw_bind_parameter(5, p));
+        }
+        raw = raw.and_then(|_| stmt.raw_bind_parameter(6, limit));
+        raw.map_err(|e| self.err(e))?;
+        let mut rows = stmt.raw_query();
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(|e| self.err(e))? {
+            out.push(node_row(row).map_err(|e| self.err(e))?);
+        }
+        Ok(out)
+    }
+
+    /// Distinct definition names of a generation (for "did you mean").
+    pub fn all_names(&self, generation: i64) -> Result<Vec<String>> {
+        self.conn
+            .prepare_cached(
+                "SELECT DISTINCT n.name FROM nodes n
+                 JOIN gen_files g ON g.file_id = n.file_id AND g.generation = ?1 WHERE n.kind != 'file'",
+            )
+            .and_then(|mut s| s.query_map([generation], |r| r.get(0))?.collect())
+            .map_err(|e| self.err(e))
+    }
+
+    fn edges(
+        &self,
+        generation: i64,
+        id: i64,
+        outgoing: bool,
+        kinds: &[&str],
+    ) -> Result<Vec<EdgeHit>> {
+        let (this, other) = if outgoing {
+            ("src", "dst")
+        } else {
+            ("dst", "src")
+        };
+        let sql = format!(
+            "SELECT e.{other}, e.kind, e.provenance, e.confidence, e.rule, f.path, r.line, r.col
+             FROM edges e
+             LEFT JOIN refs r ON r.id = e.ref_id
+             LEFT JOIN file_versions f ON f.id = r.file_id
+             WHERE e.generation = ?1 AND e.{this} = ?2
+             ORDER BY f.path, r.line, r.col"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(params![generation, id], |r| {
+                let path: Option<String> = r.get(5)?;
+                let line: Option<u32> = r.get(6)?;
+                let col: Option<u32> = r.get(7)?;
+                Ok(EdgeHit {
+                    other: r.get(0)?,
+                    kind: r.get(1)?,
+                    provenance: r.get(2)?,
+                    confidence: r.get(3)?,
+                    rule: r.get(4)?,
+                    site: match (path, line, col) {
+                        (Some(p), Some(l), Some(c)) => Some((p, l, c)),
+                        _ => None,
+                    },
+                })
+            })
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+            .map_err(|e| self.err(e))?;
+        Ok(rows
+            .into_iter()
+            .filter(|h| kinds.is_empty() || kinds.contains(&h.kind.as_str()))
+            .collect())
+    }
+
+    /// Edges leaving a node (optionally of some kinds).
+    pub fn edges_from(&self, generation: i64, id: i64, kinds: &[&str]) -> Result<Vec<EdgeHit>> {
+        self.edges(generation, id, true, kinds)
+    }
+
+    /// Edges arriving at a node (optionally of some kinds).
+    pub fn edges_to(&self, generation: i64, id: i64, kinds: &[&str]) -> Result<Vec<EdgeHit>> {
+        self.edges(generation, id, false, kinds)
+    }
+
+    /// Unresolved (or ambiguous-beyond-limit) references of a generation with this name:
+    /// total count and the first `sample` sites.
+    pub fn unresolved_named(
+        &self,
+        generation: i64,
+        name: &str,
+        kinds: &[&str],
+        sample: u32,
+    ) -> Result<(u64, Vec<RefSite>)> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT r.id, f.path, r.line, r.col, r.kind, r.name, r.receiver, r.src_id, u.reason,
+                        u.candidates
+                 FROM refs r
+                 JOIN unresolved u ON u.ref_id = r.id AND u.generation = ?1
+                 JOIN file_versions f ON f.id = r.file_id
+                 WHERE r.name = ?2
+                 ORDER BY f.path, r.line, r.col",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(params![generation, name], |r| {
+                Ok(RefSite {
+                    ref_id: r.get(0)?,
+                    path: r.get(1)?,
+                    line: r.get(2)?,
+                    col: r.get(3)?,
+                    kind: r.get(4)?,
+                    name: r.get(5)?,
+                    receiver: r.get(6)?,
+                    src_id: r.get(7)?,
+                    reason: r.get(8)?,
+                    candidates: r.get(9)?,
+                })
+            })
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+            .map_err(|e| self.err(e))?;
+        let rows: Vec<RefSite> = rows
+            .into_iter()
+            .filter(|r| kinds.is_empty() || kinds.contains(&r.kind.as_str()))
+            .collect();
+        let count = rows.len() as u64;
+        Ok((count, rows.into_iter().take(sample as usize).collect()))
+    }
+
+    /// Unresolved references made from inside a node (for callees completeness).
+    pub fn unresolved_from(
+        &self,
+        generation: i64,
+        src: i64,
+        kinds: &[&str],
+    ) -> Result<Vec<RefSite>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT r.id, f.path, r.line, r.col, r.kind, r.name, r.receiver, r.src_id, u.reason,
+                        u.candidates
+                 FROM refs r
+                 JOIN unresolved u ON u.ref_id = r.id AND u.generation = ?1
+                 JOIN file_versions f ON f.id = r.file_id
+                 WHERE r.src_id = ?2
+                 ORDER BY r.line, r.col",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(params![generation, src], |r| {
+                Ok(RefSite {
+                    ref_id: r.get(0)?,
+                    path: r.get(1)?,
+                    line: r.get(2)?,
+                    col: r.get(3)?,
+                    kind: r.get(4)?,
+                    name: r.get(5)?,
+                    receiver: r.get(6)?,
+                    src_id: r.get(7)?,
+                    reason: r.get(8)?,
+                    candidates: r.get(9)?,
+                })
+            })
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+            .map_err(|e| self.err(e))?;
+        Ok(rows
+            .into_iter()
+            .filter(|r| kinds.is_empty() || kinds.contains(&r.kind.as_str()))
+            .collect())
+    }
+
+    fn histogram(&self, sql: &str, generation: i64) -> Result<Histogram> {
+        self.conn
+            .prepare(sql)
+            .and_then(|mut s| {
+                s.query_map([generation], |r| {
+                    Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
+                })?
+                .collect()
+            })
+            .map_err(|e| self.err(e))
+    }
+
+    /// Nodes by kind.
+    pub fn node_histogram(&self, generation: i64) -> Result<Histogram> {
+        self.histogram(
+            "SELECT n.kind, COUNT(*) FROM nodes n JOIN gen_files g ON g.file_id = n.file_id
+             WHERE g.generation = ?1 GROUP BY n.kind ORDER BY COUNT(*) DESC, n.kind",
+            generation,
+        )
+    }
+
+    /// Nodes by language (files excluded).
+    pub fn language_histogram(&self, generation: i64) -> Result<Histogram> {
+        self.histogram(
+            "SELECT f.language, COUNT(*) FROM gen_files g JOIN file_versions f ON f.id = g.file_id
+             WHERE g.generation = ?1 GROUP BY f.language ORDER BY COUNT(*) DESC, f.language",
+            generation,
+        )
+    }
+
+    /// Edges by `kind/provenance`.
+    pub fn edge_histogram(&self, generation: i64) -> Result<Histogram> {
+        self.histogram(
+            "SELECT kind || '/' || provenance, COUNT(*) FROM edges WHERE generation = ?1
+             GROUP BY kind, provenance ORDER BY kind, provenance",
+            generation,
+        )
+    }
+
+    /// References by kind.
+    pub fn ref_histogram(&self, generation: i64) -> Result<Histogram> {
+        self.histogram(
+            "SELECT r.kind, COUNT(*) FROM refs r JOIN gen_files g ON g.file_id = r.file_id
+             WHERE g.generation = ?1 GROUP BY r.kind ORDER BY COUNT(*) DESC",
+            generation,
+        )
+    }
+
+    /// Unresolved references by reason.
+    pub fn unresolved_histogram(&self, generation: i64) -> Result<Histogram> {
+        self.histogram(
+            "SELECT reason, COUNT(*) FROM unresolved WHERE generation = ?1 GROUP BY reason ORDER BY COUNT(*) DESC",
+            generation,
+        )
+    }
+
+    /// Imports of a generation.
+    pub fn import_count(&self, generation: i64) -> Result<u64> {
+        self.conn
+            .query_row(
+                "SELECT COUNT(*) FROM imports i JOIN gen_files g ON g.file_id = i.file_id WHERE g.generation = ?1",
+                [generation],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n as u64)
+            .map_err(|e| self.err(e))
+    }
+}

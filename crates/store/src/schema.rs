@@ -1,0 +1,170 @@
+//! Schema and migrations (`PRAGMA user_version`). Documented in `docs/schema.md`; keep both in step.
+
+use rusqlite::Connection;
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: i64 = 1;
+
+const V1: &str = r#"
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+
+CREATE TABLE generations (
+    id          INTEGER PRIMARY KEY,
+    commit_id   TEXT,
+    branch      TEXT,
+    dirty       INTEGER NOT NULL,
+    status      TEXT NOT NULL,
+    started_at  INTEGER NOT NULL,
+    finished_at INTEGER,
+    stats       TEXT
+);
+
+CREATE TABLE file_versions (
+    id          INTEGER PRIMARY KEY,
+    path        TEXT NOT NULL,
+    hash        TEXT NOT NULL,
+    language    TEXT NOT NULL,
+    module      TEXT NOT NULL,
+    extractor   TEXT NOT NULL,
+    size        INTEGER NOT NULL,
+    lines       INTEGER NOT NULL,
+    lossy       INTEGER NOT NULL,
+    node_id     INTEGER NOT NULL,
+    diagnostics TEXT
+);
+CREATE INDEX file_versions_path ON file_versions(path, hash);
+
+CREATE TABLE gen_files (
+    generation         INTEGER NOT NULL,
+    file_id     INTEGER NOT NULL,
+    uncommitted INTEGER NOT NULL,
+    PRIMARY KEY (generation, file_id)
+) WITHOUT ROWID;
+CREATE INDEX gen_files_file ON gen_files(file_id);
+
+CREATE TABLE skipped (
+    generation    INTEGER NOT NULL,
+    path   TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    size   INTEGER NOT NULL
+);
+CREATE INDEX skipped_gen ON skipped(generation);
+
+CREATE TABLE nodes (
+    id          INTEGER PRIMARY KEY,
+    file_id     INTEGER NOT NULL,
+    stable_id   TEXT NOT NULL,
+    kind        TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    qname       TEXT NOT NULL,
+    language    TEXT NOT NULL,
+    parent_id   INTEGER,
+    start_line  INTEGER NOT NULL,
+    start_col   INTEGER NOT NULL,
+    end_line    INTEGER NOT NULL,
+    end_col     INTEGER NOT NULL,
+    start_byte  INTEGER NOT NULL,
+    end_byte    INTEGER NOT NULL,
+    signature   TEXT NOT NULL,
+    doc         TEXT,
+    visibility  TEXT NOT NULL,
+    modifiers   TEXT NOT NULL,
+    complexity  INTEGER
+);
+CREATE INDEX nodes_name ON nodes(name);
+CREATE INDEX nodes_qname ON nodes(qname);
+CREATE INDEX nodes_stable ON nodes(stable_id);
+CREATE INDEX nodes_file ON nodes(file_id);
+CREATE INDEX nodes_parent ON nodes(parent_id);
+
+CREATE TABLE refs (
+    id          INTEGER PRIMARY KEY,
+    file_id     INTEGER NOT NULL,
+    src_id      INTEGER NOT NULL,
+    kind        TEXT NOT NULL,
+    name        TEXT NOT NULL,
+    receiver    TEXT,
+    implementor TEXT,
+    line        INTEGER NOT NULL,
+    col         INTEGER NOT NULL,
+    end_col     INTEGER NOT NULL
+);
+CREATE INDEX refs_file ON refs(file_id);
+CREATE INDEX refs_name ON refs(name);
+
+CREATE TABLE imports (
+    id        INTEGER PRIMARY KEY,
+    file_id   INTEGER NOT NULL,
+    src_id    INTEGER NOT NULL,
+    source    TEXT NOT NULL,
+    name      TEXT,
+    alias     TEXT,
+    wildcard  INTEGER NOT NULL,
+    line      INTEGER NOT NULL,
+    col       INTEGER NOT NULL
+);
+CREATE INDEX imports_file ON imports(file_id);
+
+CREATE TABLE edges (
+    generation        INTEGER NOT NULL,
+    src        INTEGER NOT NULL,
+    dst        INTEGER NOT NULL,
+    kind       TEXT NOT NULL,
+    provenance TEXT NOT NULL,
+    confidence TEXT NOT NULL,
+    rule       TEXT NOT NULL,
+    ref_id     INTEGER,
+    import_id  INTEGER
+);
+CREATE INDEX edges_src ON edges(generation, src, kind);
+CREATE INDEX edges_dst ON edges(generation, dst, kind);
+
+CREATE TABLE unresolved (
+    generation        INTEGER NOT NULL,
+    ref_id     INTEGER NOT NULL,
+    reason     TEXT NOT NULL,
+    candidates INTEGER NOT NULL,
+    PRIMARY KEY (generation, ref_id)
+) WITHOUT ROWID;
+
+CREATE VIRTUAL TABLE nodes_fts USING fts5(
+    name_tokens, qname_tokens, signature, doc,
+    content = '', contentless_delete = 1,
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+
+INSERT INTO meta(key, value) VALUES ('active_generation', '0');
+"#;
+
+pub(crate) enum MigrateError {
+    Sqlite(rusqlite::Error),
+    TooNew(i64),
+}
+
+pub(crate) fn version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.pragma_query_value(None, "user_version", |row| row.get(0))
+}
+
+/// Brings the schema to [`SCHEMA_VERSION`] in one immediate transaction.
+pub(crate) fn migrate(conn: &Connection) -> Result<(), MigrateError> {
+    let current = version(conn).map_err(MigrateError::Sqlite)?;
+    if current > SCHEMA_VERSION {
+        return Err(MigrateError::TooNew(current));
+    }
+    if current == SCHEMA_VERSION {
+        return Ok(());
+    }
+    let run = || -> rusqlite::Result<()> {
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        // Another process may have migrated while we waited for the lock.
+        if version(conn)? < 1 {
+            conn.execute_batch(V1)?;
+            conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+        }
+        conn.execute_batch("COMMIT")
+    };
+    run().map_err(|e| {
+        let _ = conn.execute_batch("ROLLBACK");
+        MigrateError::Sqlite(e)
+    })
+}

@@ -1,0 +1,405 @@
+//! Building a generation: batches of immediate transactions, then a one-row flip to publish.
+//! The caller must hold the repository's index lock (one writer per database).
+
+use rusqlite::params;
+use sextant_model::{NodeKind, RefKind};
+
+use crate::rows::{
+    EdgeRow, FileVersionRow, ImportRow, NewNode, RefRow, ResolveImport, ResolveNode, ResolveRef,
+    UnresolvedRow,
+};
+use crate::{Result, Store};
+
+/// One file version with its nodes, references and imports.
+pub type FileBatch = (FileVersionRow, Vec<NewNode>, Vec<RefRow>, Vec<ImportRow>);
+
+/// The next free ids, allocated by the (single) writer without round trips.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct IdRanges {
+    pub file: i64,
+    pub node: i64,
+    pub reference: i64,
+    pub import: i64,
+}
+
+/// A generation being built.
+#[derive(Debug)]
+pub struct GenerationBuilder<'s> {
+    store: &'s mut Store,
+    pub generation: i64,
+    /// Ids at the start: file versions below `first.file` existed before this generation.
+    pub first: IdRanges,
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+impl Store {
+    fn in_write_tx<T>(
+        &self,
+        f: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<T>,
+    ) -> Result<T> {
+        let c = &self.conn;
+        c.execute_batch("BEGIN IMMEDIATE")
+            .map_err(|e| self.err(e))?;
+        match f(c) {
+            Ok(v) => {
+                c.execute_batch("COMMIT").map_err(|e| self.err(e))?;
+                Ok(v)
+            }
+            Err(e) => {
+                let _ = c.execute_batch("ROLLBACK");
+                Err(self.err(e))
+            }
+        }
+    }
+
+    /// Removes generations that were never published (a crashed or killed indexer) and published
+    /// ones beyond the newest `keep`, then file versions no generation uses. Call with the index lock.
+    pub fn collect_garbage(&mut self, keep: usize) -> Result<()> {
+        let active = self.active_generation_id()?;
+        self.in_write_tx(|c| {
+            let mut stale: Vec<i64> = c
+                .prepare("SELECT id FROM generations WHERE status != 'published' AND id != ?1")?
+                .query_map([active], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            let published: Vec<i64> = c
+                .prepare("SELECT id FROM generations WHERE status = 'published' AND id != ?1 ORDER BY id DESC")?
+                .query_map([active], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            stale.extend(published.into_iter().skip(keep.saturating_sub(1)));
+            for generation in &stale {
+                for table in ["edges", "unresolved", "gen_files", "skipped"] {
+                    c.execute(&format!("DELETE FROM {table} WHERE generation = ?1"), [generation])?;
+                }
+                c.execute("DELETE FROM generations WHERE id = ?1", [generation])?;
+            }
+            c.execute_batch(
+                "CREATE TEMP TABLE IF NOT EXISTS dead_files(id INTEGER PRIMARY KEY);
+                 DELETE FROM dead_files;
+                 INSERT INTO dead_files SELECT id FROM file_versions
+                   WHERE id NOT IN (SELECT file_id FROM gen_files);
+                 DELETE FROM nodes_fts WHERE rowid IN
+                   (SELECT id FROM nodes WHERE file_id IN (SELECT id FROM dead_files));
+                 DELETE FROM nodes WHERE file_id IN (SELECT id FROM dead_files);
+                 DELETE FROM refs WHERE file_id IN (SELECT id FROM dead_files);
+                 DELETE FROM imports WHERE file_id IN (SELECT id FROM dead_files);
+                 DELETE FROM file_versions WHERE id IN (SELECT id FROM dead_files);
+                 DELETE FROM dead_files;",
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Starts a new generation (status `building`).
+    pub fn begin_generation(
+        &mut self,
+        commit: Option<&str>,
+        branch: Option<&str>,
+        dirty: bool,
+    ) -> Result<GenerationBuilder<'_>> {
+        let (generation, first) = self.in_write_tx(|c| {
+            c.execute(
+                "INSERT INTO generations(commit_id, branch, dirty, status, started_at)
+                 VALUES (?1, ?2, ?3, 'building', ?4)",
+                params![commit, branch, dirty, now()],
+            )?;
+            let generation = c.last_insert_rowid();
+            let next = |table: &str| -> rusqlite::Result<i64> {
+                c.query_row(
+                    &format!("SELECT COALESCE(MAX(id), 0) + 1 FROM {table}"),
+                    [],
+                    |r| r.get(0),
+                )
+            };
+            let first = IdRanges {
+                file: next("file_versions")?,
+                node: next("nodes")?,
+                reference: next("refs")?,
+                import: next("imports")?,
+            };
+            Ok((generation, first))
+        })?;
+        Ok(GenerationBuilder {
+            store: self,
+            generation,
+            first,
+        })
+    }
+}
+
+impl GenerationBuilder<'_> {
+    /// The store being written.
+    pub fn store(&self) -> &Store {
+        self.store
+    }
+
+    /// Adds file versions that already exist to this generation.
+    pub fn reuse_files(&mut self, files: &[(i64, bool)]) -> Result<()> {
+        let generation = self.generation;
+        self.store.in_write_tx(|c| {
+            let mut stmt = c.prepare_cached(
+                "INSERT OR IGNORE INTO gen_files(generation, file_id, uncommitted) VALUES (?1, ?2, ?3)",
+            )?;
+            for (file, uncommitted) in files {
+                stmt.execute(params![generation, file, uncommitted])?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Writes new file versions with their nodes, references and imports, in one transaction.
+    pub fn write_files(&mut self, batch: &[FileBatch]) -> Result<()> {
+        let generation = self.generation;
+        self.store.in_write_tx(|c| {
+            let mut file_stmt = c.prepare_cached(
+                "INSERT INTO file_versions(id, path, hash, language, module, extractor, size, lines,
+                   lossy, node_id, diagnostics) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
+            )?;
+            let mut gen_stmt = c.prepare_cached(
+                "INSERT INTO gen_files(generation, file_id, uncommitted) VALUES (?1, ?2, ?3)",
+            )?;
+            let mut node_stmt = c.prepare_cached(
+                "INSERT INTO nodes(id, file_id, stable_id, kind, name, qname, language, parent_id,
+                   start_line, start_col, end_line, end_col, start_byte, end_byte, signature, doc,
+                   visibility, modifiers, complexity)
+                 VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)",
+            )?;
+            let mut fts_stmt = c.prepare_cached(
+                "INSERT INTO nodes_fts(rowid, name_tokens, qname_tokens, signature, doc)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?;
+            let mut ref_stmt = c.prepare_cached(
+                "INSERT INTO refs(id, file_id, src_id, kind, name, receiver, implementor, line, col,
+                   end_col) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
+            )?;
+            let mut import_stmt = c.prepare_cached(
+                "INSERT INTO imports(id, file_id, src_id, source, name, alias, wildcard, line, col)
+                 VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
+            )?;
+            for (file, nodes, refs, imports) in batch {
+                file_stmt.execute(params![
+                    file.id,
+                    file.path,
+                    file.hash,
+                    file.language,
+                    file.module,
+                    file.extractor,
+                    file.size as i64,
+                    file.lines,
+                    file.lossy,
+                    file.node_id,
+                    file.diagnostics
+                ])?;
+                gen_stmt.execute(params![generation, file.id, file.uncommitted])?;
+                for n in nodes {
+                    node_stmt.execute(params![
+                        n.id,
+                        n.file_id,
+                        n.stable_id,
+                        n.kind.as_str(),
+                        n.name,
+                        n.qname,
+                        n.language,
+                        n.parent_id,
+                        n.span.start_line,
+                        n.span.start_col,
+                        n.span.end_line,
+                        n.span.end_col,
+                        n.span.start_byte,
+                        n.span.end_byte,
+                        n.signature,
+                        n.doc,
+                        n.visibility.as_str(),
+                        n.modifiers,
+                        n.complexity
+                    ])?;
+                    let doc: Option<&str> = n.doc.as_deref().map(|d| {
+                        let mut end = d.len().min(600);
+                        while !d.is_char_boundary(end) {
+                            end -= 1;
+                        }
+                        &d[..end]
+                    });
+                    fts_stmt.execute(params![
+                        n.id,
+                        n.name_tokens,
+                        n.qname_tokens,
+                        n.signature,
+                        doc
+                    ])?;
+                }
+                for r in refs {
+                    ref_stmt.execute(params![
+                        r.id,
+                        r.file_id,
+                        r.src_id,
+                        r.kind.as_str(),
+                        r.name,
+                        r.receiver,
+                        r.implementor,
+                        r.line,
+                        r.col,
+                        r.end_col
+                    ])?;
+                }
+                for i in imports {
+                    import_stmt.execute(params![
+                        i.id, i.file_id, i.src_id, i.source, i.name, i.alias, i.wildcard, i.line,
+                        i.col
+                    ])?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Records skipped files of this generation.
+    pub fn write_skipped(&mut self, skipped: &[(String, &'static str, u64)]) -> Result<()> {
+        let generation = self.generation;
+        self.store.in_write_tx(|c| {
+            let mut stmt = c.prepare_cached(
+                "INSERT INTO skipped(generation, path, reason, size) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for (path, reason, size) in skipped {
+                stmt.execute(params![generation, path, reason, *size as i64])?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Writes resolved edges and unresolved references.
+    pub fn write_resolution(
+        &mut self,
+        edges: &[EdgeRow],
+        unresolved: &[UnresolvedRow],
+    ) -> Result<()> {
+        let generation = self.generation;
+        self.store.in_write_tx(|c| {
+            let mut stmt = c.prepare_cached(
+                "INSERT INTO edges(generation, src, dst, kind, provenance, confidence, rule, ref_id, import_id)
+                 VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
+            )?;
+            for e in edges {
+                stmt.execute(params![
+                    generation,
+                    e.src,
+                    e.dst,
+                    e.kind.as_str(),
+                    e.provenance.as_str(),
+                    e.confidence.as_str(),
+                    e.rule,
+                    e.ref_id,
+                    e.import_id
+                ])?;
+            }
+            let mut stmt = c.prepare_cached(
+                "INSERT OR REPLACE INTO unresolved(generation, ref_id, reason, candidates) VALUES (?1,?2,?3,?4)",
+            )?;
+            for u in unresolved {
+                stmt.execute(params![generation, u.ref_id, u.reason, u.candidates])?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Loads what the resolver needs of the file versions this generation reuses.
+    pub fn load_reused(&self) -> Result<(Vec<ResolveNode>, Vec<ResolveRef>, Vec<ResolveImport>)> {
+        let c = &self.store.conn;
+        let generation = self.generation;
+        let below = self.first.file;
+        let run = || -> rusqlite::Result<_> {
+            let nodes = c
+                .prepare(
+                    "SELECT n.id, n.file_id, n.kind, n.name, n.qname, n.parent_id
+                     FROM gen_files g JOIN nodes n ON n.file_id = g.file_id
+                     WHERE g.generation = ?1 AND g.file_id < ?2 ORDER BY n.id",
+                )?
+                .query_map(params![generation, below], |r| {
+                    let kind: String = r.get(2)?;
+                    Ok(ResolveNode {
+                        id: r.get(0)?,
+                        file_id: r.get(1)?,
+                        kind: NodeKind::parse(&kind).unwrap_or(NodeKind::Variable),
+                        name: r.get(3)?,
+                        qname: r.get(4)?,
+                        parent_id: r.get(5)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            let refs = c
+                .prepare(
+                    "SELECT r.id, r.file_id, r.src_id, r.kind, r.name, r.receiver, r.implementor
+                     FROM gen_files g JOIN refs r ON r.file_id = g.file_id
+                     WHERE g.generation = ?1 AND g.file_id < ?2 ORDER BY r.id",
+                )?
+                .query_map(params![generation, below], |r| {
+                    let kind: String = r.get(3)?;
+                    Ok(ResolveRef {
+                        id: r.get(0)?,
+                        file_id: r.get(1)?,
+                        src_id: r.get(2)?,
+                        kind: RefKind::parse(&kind).unwrap_or(RefKind::Read),
+                        name: r.get(4)?,
+                        receiver: r.get(5)?,
+                        implementor: r.get(6)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            let imports = c
+                .prepare(
+                    "SELECT i.id, i.file_id, i.src_id, i.source, i.name, i.alias, i.wildcard
+                     FROM gen_files g JOIN imports i ON i.file_id = g.file_id
+                     WHERE g.generation = ?1 AND g.file_id < ?2 ORDER BY i.id",
+                )?
+                .query_map(params![generation, below], |r| {
+                    Ok(ResolveImport {
+                        id: r.get(0)?,
+                        file_id: r.get(1)?,
+                        src_id: r.get(2)?,
+                        source: r.get(3)?,
+                        name: r.get(4)?,
+                        alias: r.get(5)?,
+                        wildcard: r.get(6)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok((nodes, refs, imports))
+        };
+        run().map_err(|e| self.store.err(e))
+    }
+
+    /// Publishes the generation: one short transaction flips the active generation.
+    pub fn publish(self, stats_json: &str) -> Result<i64> {
+        let generation = self.generation;
+        self.store.in_write_tx(|c| {
+            c.execute(
+                "UPDATE generations SET status = 'published', finished_at = ?2, stats = ?3 WHERE id = ?1",
+                params![generation, now(), stats_json],
+            )?;
+            c.execute(
+                "UPDATE meta SET value = ?1 WHERE key = 'active_generation'",
+                [generation.to_string()],
+            )?;
+            Ok(())
+        })?;
+        Ok(generation)
+    }
+}
+
+impl Store {
+    /// Marks a generation as containing uncommitted files.
+    pub fn mark_dirty(&mut self, generation: i64) -> Result<()> {
+        self.in_write_tx(|c| {
+            c.execute(
+                "UPDATE generations SET dirty = 1 WHERE id = ?1",
+                [generation],
+            )?;
+            Ok(())
+        })
+    }
+}

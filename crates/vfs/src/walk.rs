@@ -1,0 +1,226 @@
+//! The repository walk: `.gitignore` (even outside a git checkout), `.ignore`, `.sextantignore`;
+//! `.git` and excluded folders pruned; symlinks and special files recorded, never followed or opened.
+//! Walking looks at metadata only; contents are read later by [`crate::read_source`].
+
+use std::path::{Path, PathBuf};
+
+use sextant_model::RepoPath;
+
+use crate::skip::{SkipReason, is_secret_path};
+
+/// Walk settings.
+#[derive(Debug, Clone)]
+pub struct WalkConfig {
+    /// Files larger than this are skipped as too large.
+    pub max_file_size: u64,
+    /// Absolute folders never walked (Sextant's own data directory when it sits in the repository).
+    pub exclude: Vec<PathBuf>,
+    /// Stop after this many candidate files (a guard against indexing `/` by mistake).
+    pub max_files: usize,
+    /// Exact file names reported in [`Walk::manifests`] whatever their language (`Cargo.toml`).
+    pub manifest_names: Vec<String>,
+}
+
+impl Default for WalkConfig {
+    fn default() -> Self {
+        WalkConfig {
+            max_file_size: 1 << 20,
+            exclude: Vec::new(),
+            max_files: 2_000_000,
+            manifest_names: vec!["Cargo.toml".into(), "go.mod".into(), "package.json".into()],
+        }
+    }
+}
+
+/// A file the caller wants, found by the walk.
+#[derive(Debug, Clone)]
+pub struct WalkedFile {
+    pub path: RepoPath,
+    pub abs: PathBuf,
+    pub size: u64,
+}
+
+/// A file found but not indexed.
+#[derive(Debug, Clone)]
+pub struct Skipped {
+    pub path: RepoPath,
+    pub reason: SkipReason,
+    pub size: u64,
+}
+
+/// The result of a walk, sorted by path.
+#[derive(Debug, Default)]
+pub struct Walk {
+    pub files: Vec<WalkedFile>,
+    pub skipped: Vec<Skipped>,
+    /// Regular files the caller did not want (no known language).
+    pub ignored_files: usize,
+    /// The walk stopped at `max_files`.
+    pub truncated: bool,
+    /// Errors met while walking (unreadable directories), as text.
+    pub errors: Vec<String>,
+    /// Project manifests found (by `WalkConfig::manifest_names`), for module layout.
+    pub manifests: Vec<WalkedFile>,
+}
+
+/// Walks `root`. `wanted` says whether a path is a candidate (has a known language); only wanted
+/// files are size-checked and returned, but secret-named files are always recorded as skipped.
+pub fn walk(root: &Path, config: &WalkConfig, wanted: impl Fn(&str) -> bool) -> Walk {
+    let mut out = Walk::default();
+    let exclude = config.exclude.clone();
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder
+        .hidden(false)
+        .parents(false)
+        .git_ignore(true)
+        .git_global(false)
+        .git_exclude(true)
+        .require_git(false)
+        .ignore(true)
+        .follow_links(false)
+        .add_custom_ignore_filename(".sextantignore")
+        .filter_entry(move |entry| {
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            if is_dir && entry.depth() > 0 {
+                if entry.file_name() == ".git" {
+                    return false;
+                }
+                if exclude.iter().any(|x| entry.path().starts_with(x)) {
+                    return false;
+                }
+            }
+            true
+        });
+    for result in builder.build() {
+        let entry = match result {
+            Ok(entry) => entry,
+            Err(e) => {
+                out.errors.push(e.to_string());
+                continue;
+            }
+        };
+        if entry.depth() == 0 {
+            continue;
+        }
+        let Some(file_type) = entry.file_type() else {
+            continue;
+        };
+        if file_type.is_dir() {
+            continue;
+        }
+        let Ok(relative) = entry.path().strip_prefix(root) else {
+            continue;
+        };
+        let Some(text) = relative.to_str() else {
+            out.errors.push(format!(
+                "skipped a path that is not valid UTF-8: {}",
+                relative.to_string_lossy()
+            ));
+            continue;
+        };
+        let Ok(path) = RepoPath::new(text) else {
+            continue;
+        };
+        let record = |out: &mut Walk, reason, size| {
+            out.skipped.push(Skipped {
+                path: path.clone(),
+                reason,
+                size,
+            });
+        };
+        if is_secret_path(path.as_str()) {
+            record(&mut out, SkipReason::Secret, 0);
+            continue;
+        }
+        if !wanted(path.as_str()) {
+            if file_type.is_file() && config.manifest_names.iter().any(|n| n == path.file_name()) {
+                let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+                out.manifests.push(WalkedFile {
+                    path,
+                    abs: entry.path().to_path_buf(),
+                    size,
+                });
+            } else {
+                out.ignored_files += 1;
+            }
+            continue;
+        }
+        if file_type.is_symlink() {
+            record(&mut out, SkipReason::Symlink, 0);
+            continue;
+        }
+        if !file_type.is_file() {
+            record(&mut out, SkipReason::Special, 0);
+            continue;
+        }
+        let size = match entry.metadata() {
+            Ok(meta) => meta.len(),
+            Err(_) => {
+                record(&mut out, SkipReason::Unreadable, 0);
+                continue;
+            }
+        };
+        if size > config.max_file_size {
+            record(&mut out, SkipReason::TooLarge, size);
+            continue;
+        }
+        if out.files.len() >= config.max_files {
+            out.truncated = true;
+            break;
+        }
+        out.files.push(WalkedFile {
+            path,
+            abs: entry.path().to_path_buf(),
+            size,
+        });
+    }
+    out.files.sort_by(|a, b| a.path.cmp(&b.path));
+    out.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walk_respects_ignores_and_records_skips() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let w = |p: &str, text: &str| {
+            let path = root.join(p);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        w("src/a.py", "x = 1\n");
+        w("src/b.py", &"y".repeat(5000));
+        w("build/gen.py", "z = 1\n");
+        w(".gitignore", "build/\n");
+        w(".sextantignore", "vendor/\n");
+        w("vendor/v.py", "v = 1\n");
+        w(".env", "TOKEN=1\n");
+        w("README.txt", "hi\n");
+        w(".git/config", "[core]\n");
+        w(".git/x.py", "no = 1\n");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("/etc/passwd", root.join("src/link.py")).unwrap();
+        let config = WalkConfig {
+            max_file_size: 1000,
+            ..WalkConfig::default()
+        };
+        let walk = walk(root, &config, |p| p.ends_with(".py"));
+        let files: Vec<&str> = walk.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(files, vec!["src/a.py"]);
+        let skipped: Vec<(&str, &str)> = walk
+            .skipped
+            .iter()
+            .map(|s| (s.path.as_str(), s.reason.as_str()))
+            .collect();
+        let mut expected = vec![(".env", "secret"), ("src/b.py", "too_large")];
+        if cfg!(unix) {
+            expected.push(("src/link.py", "symlink"));
+        }
+        assert_eq!(skipped, expected);
+        assert!(walk.ignored_files >= 2);
+    }
+}

@@ -1,0 +1,303 @@
+; Go: Sextant's own query. Definitions, references and imports.
+;
+; Only package-level declarations are definitions: `var`, `const` and `type` inside function
+; bodies are locals, and the fields of anonymous structs written in a function (table-driven
+; tests) are not members of anything.
+;
+; A declaration with one spec (`type T struct`, `const X = 1`) is the definition itself: its
+; signature keeps the keyword and the doc comment above it is found. In a grouped declaration
+; (`const ( ... )`) each spec is a definition with the comment above the spec. A spec or field
+; declaration with several names (`a, b int`) makes each name a definition; the spec lends it
+; its doc comment (see `[doc] wrapper_kinds`).
+
+; ---- package (recorded only: the package directory is the module prefix)
+(package_clause (package_identifier) @package.name)
+
+; ---- functions and methods
+(function_declaration name: (identifier) @name body: (block) @body) @definition.function
+; body-less declarations (implemented in assembly)
+(function_declaration name: (identifier) @name) @definition.function
+
+; `func (s *Server) Start()` is `Server.Start`: the receiver's base type is the owner
+; (value, pointer, generic `*Cache[K, V]` receivers).
+(method_declaration
+  receiver: (parameter_list
+    (parameter_declaration
+      type: [
+        (type_identifier) @owner
+        (pointer_type (type_identifier) @owner)
+        (generic_type type: (type_identifier) @owner)
+        (pointer_type (generic_type type: (type_identifier) @owner))
+      ]))
+  name: (field_identifier) @name
+  body: (block) @body) @definition.method
+(method_declaration
+  receiver: (parameter_list
+    (parameter_declaration
+      type: [
+        (type_identifier) @owner
+        (pointer_type (type_identifier) @owner)
+        (generic_type type: (type_identifier) @owner)
+        (pointer_type (generic_type type: (type_identifier) @owner))
+      ]))
+  name: (field_identifier) @name) @definition.method
+
+; ---- types: `type T struct {}`, `type T interface {}`, `type ID int`, `type F func()`,
+; `type A = B`. Structs and interfaces first (the first pattern of a node wins).
+(source_file
+  (type_declaration
+    (type_spec
+      name: (type_identifier) @name
+      type: (struct_type (field_declaration_list) @body))) @definition.struct @_decl
+  (#not-match? @_decl "^type\\s*\\("))
+(source_file
+  (type_declaration
+    (type_spec
+      name: (type_identifier) @name
+      type: (interface_type . (_) @body))) @definition.interface @_decl
+  (#not-match? @_decl "^type\\s*\\("))
+(source_file
+  (type_declaration
+    (type_spec
+      name: (type_identifier) @name
+      type: (interface_type))) @definition.interface @_decl
+  (#not-match? @_decl "^type\\s*\\("))
+(source_file
+  (type_declaration
+    [
+      (type_spec name: (type_identifier) @name)
+      (type_alias name: (type_identifier) @name)
+    ]) @definition.type_alias @_decl
+  (#not-match? @_decl "^type\\s*\\("))
+
+; grouped: `type ( A struct{}; B = int )`
+(source_file
+  (type_declaration
+    "("
+    (type_spec
+      name: (type_identifier) @name
+      type: (struct_type (field_declaration_list) @body)) @definition.struct))
+(source_file
+  (type_declaration
+    "("
+    (type_spec
+      name: (type_identifier) @name
+      type: (interface_type . (_) @body)) @definition.interface))
+(source_file
+  (type_declaration
+    "("
+    (type_spec
+      name: (type_identifier) @name
+      type: (interface_type)) @definition.interface))
+(source_file
+  (type_declaration
+    "("
+    [
+      (type_spec name: (type_identifier) @name)
+      (type_alias name: (type_identifier) @name)
+    ] @definition.type_alias))
+
+; ---- struct fields: of package-level struct types, and of anonymous structs nested in them
+; (`DB struct { Host string }` gives `Config.DB.Host`). Embedded fields are inherit references.
+; A field whose type is an anonymous struct has the signature `DB struct`.
+(source_file
+  (type_declaration
+    (type_spec
+      type: (struct_type
+        (field_declaration_list
+          (field_declaration
+            . name: (field_identifier) @name
+            type: (struct_type (field_declaration_list) @body)) @definition.field @_field
+          (#not-match? @_field "^\\w+\\s*,"))))))
+(source_file
+  (type_declaration
+    (type_spec
+      type: (struct_type
+        (field_declaration_list
+          (field_declaration . name: (field_identifier) @name) @definition.field @_field
+          (#not-match? @_field "^\\w+\\s*,"))))))
+(source_file
+  (type_declaration
+    (type_spec
+      type: (struct_type
+        (field_declaration_list
+          (field_declaration name: (field_identifier) @name @definition.field) @_field
+          (#match? @_field "^\\w+\\s*,"))))))
+(source_file
+  (type_declaration
+    (type_spec
+      type: (struct_type
+        (field_declaration_list
+          (field_declaration
+            type: (struct_type
+              (field_declaration_list
+                (field_declaration . name: (field_identifier) @name) @definition.field @_field
+                (#not-match? @_field "^\\w+\\s*,")))))))))
+(source_file
+  (type_declaration
+    (type_spec
+      type: (struct_type
+        (field_declaration_list
+          (field_declaration
+            type: (struct_type
+              (field_declaration_list
+                (field_declaration name: (field_identifier) @name @definition.field) @_field
+                (#match? @_field "^\\w+\\s*,")))))))))
+
+; ---- interface elements: methods, and embedded interfaces (inherit references below)
+(source_file
+  (type_declaration
+    (type_spec
+      type: (interface_type
+        (method_elem name: (field_identifier) @name) @definition.method))))
+
+; ---- constants (`iota` blocks included) and package-level variables. `_` names nothing.
+; (The grammar puts the commas of `const a, b = 1, 2` in the `name` field too, so the names are
+; matched as the spec's bare identifiers: values sit in an expression_list.)
+(source_file
+  (const_declaration
+    (const_spec . (identifier) @name) @_spec
+    (#not-match? @_spec "^\\w+\\s*,")
+    (#not-eq? @name "_")) @definition.constant @_decl
+  (#not-match? @_decl "^const\\s*\\("))
+(source_file
+  (const_declaration
+    "("
+    (const_spec . (identifier) @name) @definition.constant
+    (#not-match? @definition.constant "^\\w+\\s*,")
+    (#not-eq? @name "_")))
+(source_file
+  (const_declaration
+    (const_spec (identifier) @name @definition.constant) @_spec
+    (#match? @_spec "^\\w+\\s*,")
+    (#not-eq? @name "_")))
+
+(source_file
+  (var_declaration
+    (var_spec . name: (identifier) @name) @_spec
+    (#not-match? @_spec "^\\w+\\s*,")
+    (#not-eq? @name "_")) @definition.variable)
+(source_file
+  (var_declaration
+    (var_spec_list
+      (var_spec . name: (identifier) @name) @definition.variable
+      (#not-match? @definition.variable "^\\w+\\s*,")
+      (#not-eq? @name "_"))))
+(source_file
+  (var_declaration
+    (var_spec name: (identifier) @name @definition.variable) @_spec
+    (#match? @_spec "^\\w+\\s*,")
+    (#not-eq? @name "_")))
+(source_file
+  (var_declaration
+    (var_spec_list
+      (var_spec name: (identifier) @name @definition.variable) @_spec
+      (#match? @_spec "^\\w+\\s*,")
+      (#not-eq? @name "_"))))
+
+; ---- references: embedding (struct fields without a name, interface type elements)
+(source_file
+  (type_declaration
+    (type_spec
+      type: (struct_type
+        (field_declaration_list
+          (field_declaration
+            .
+            type: [
+              (type_identifier) @name
+              (generic_type type: (type_identifier) @name)
+              (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name)
+              (generic_type
+                type: (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name))
+              (pointer_type (type_identifier) @name)
+              (pointer_type (generic_type type: (type_identifier) @name))
+              (pointer_type
+                (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name))
+              (pointer_type
+                (generic_type
+                  type: (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name)))
+            ]) @reference.inherit)))))
+(source_file
+  (type_declaration
+    (type_spec
+      type: (interface_type
+        (type_elem
+          .
+          [
+            (type_identifier) @name
+            (generic_type type: (type_identifier) @name)
+            (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name)
+            (generic_type
+              type: (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name))
+          ]
+          .) @reference.inherit))))
+
+; ---- references: calls. Conversions to predeclared types (`string(b)`) are not calls.
+(call_expression
+  function: (identifier) @name
+  (#not-any-of? @name
+    "bool" "byte" "complex64" "complex128" "error" "float32" "float64" "int" "int8" "int16"
+    "int32" "int64" "rune" "string" "uint" "uint8" "uint16" "uint32" "uint64" "uintptr" "any")) @reference.call
+(call_expression
+  function: (selector_expression operand: (_) @receiver field: (field_identifier) @name)) @reference.call
+(call_expression
+  function: (parenthesized_expression (identifier) @name)) @reference.call
+(call_expression
+  function: (parenthesized_expression
+    (selector_expression operand: (_) @receiver field: (field_identifier) @name))) @reference.call
+; explicit instantiation of a generic function: `pkg.Make[int]()`, `Make[int, string]()`
+(call_expression
+  function: (index_expression operand: (identifier) @name)) @reference.call
+(call_expression
+  function: (index_expression
+    operand: (selector_expression operand: (_) @receiver field: (field_identifier) @name))) @reference.call
+
+; `pkg.Make[int](x)` is parsed as a conversion to a generic type; it is far more often a call of
+; a generic function with explicit type arguments.
+(type_conversion_expression
+  type: (generic_type type: (type_identifier) @name)) @reference.call
+(type_conversion_expression
+  type: (generic_type
+    type: (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name))) @reference.call
+
+; ---- references: instantiation. `Foo{}`, `&pkg.Foo{}`, `Cache[K, V]{}`, `new(Foo)`
+(composite_literal
+  type: [
+    (type_identifier) @name
+    (generic_type type: (type_identifier) @name)
+    (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name)
+    (generic_type
+      type: (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name))
+  ]) @reference.instantiate
+(call_expression
+  function: (identifier) @_new
+  arguments: (argument_list
+    .
+    [
+      (type_identifier) @name
+      (generic_type type: (type_identifier) @name)
+      (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name)
+      (generic_type
+        type: (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name))
+    ]
+    .)
+  (#eq? @_new "new")) @reference.instantiate
+
+; ---- references: types, wherever a type is written. A qualified type (`http.Server`) is one
+; reference with the package as receiver. Predeclared types and single-letter type parameters
+; (`T`, `K`, `V`) are not references.
+(qualified_type
+  package: (package_identifier) @receiver
+  name: (type_identifier) @name) @reference.type
+((type_identifier) @name @reference.type
+  (#not-any-of? @name
+    "bool" "byte" "complex64" "complex128" "error" "float32" "float64" "int" "int8" "int16"
+    "int32" "int64" "rune" "string" "uint" "uint8" "uint16" "uint32" "uint64" "uintptr" "any"
+    "comparable")
+  (#not-match? @name "^[A-Z][0-9]?$"))
+
+; ---- imports: `import "fmt"`, `import ( f "fmt"; . "strings"; _ "embed" )`
+(import_spec . path: (_) @import.source) @import
+(import_spec name: (package_identifier) @import.alias path: (_) @import.source) @import
+(import_spec name: (blank_identifier) @import.alias path: (_) @import.source) @import
+(import_spec name: (dot) @import.wildcard path: (_) @import.source) @import
