@@ -133,6 +133,7 @@ pub fn run(cli: Cli) -> u8 {
                     full: *full,
                     max_file_size: *max_file_size,
                     threads: *threads,
+                    home: None,
                 };
                 let code = run_index(&cli, &path, &options);
                 if code != exit::OK {

@@ -53,9 +53,15 @@ pub struct DataDir {
 }
 
 impl DataDir {
+    /// The data directory of `root` under the default data home.
     pub fn for_root(root: &Path) -> DataDir {
+        DataDir::in_home(&data_home(), root)
+    }
+
+    /// The data directory of `root` under an explicit data home.
+    pub fn in_home(home: &Path, root: &Path) -> DataDir {
         DataDir {
-            dir: repo_data_dir(&data_home(), root),
+            dir: repo_data_dir(home, root),
         }
     }
 

@@ -9,7 +9,7 @@ mod types;
 
 pub use home::{DataDir, data_home, repo_data_dir};
 pub use pipeline::{IndexOptions, Progress, find_root, index};
-pub use query::{Repo, SymbolError, status};
+pub use query::{Repo, SymbolError, status, status_in};
 pub use types::*;
 
 /// Engine failures, each saying what to do.

@@ -30,6 +30,8 @@ pub struct IndexOptions {
     pub max_file_size: u64,
     /// Worker threads (0 = all cores).
     pub threads: usize,
+    /// Data home (default: `$SEXTANT_HOME` or `~/.sextant`).
+    pub home: Option<PathBuf>,
 }
 
 impl Default for IndexOptions {
@@ -38,6 +40,7 @@ impl Default for IndexOptions {
             full: false,
             max_file_size: 1 << 20,
             threads: 0,
+            home: None,
         }
     }
 }
@@ -176,7 +179,8 @@ pub fn index(
         .canonicalize()
         .map_err(|e| Error::Io(format!("{}: {e}", root.display())))?;
     let registry = Registry::builtin()?;
-    let data = DataDir::for_root(&root);
+    let home = options.home.clone().unwrap_or_else(crate::home::data_home);
+    let data = DataDir::in_home(&home, &root);
     std::fs::create_dir_all(&data.dir)
         .map_err(|e| Error::Io(format!("cannot create {}: {e}", data.dir.display())))?;
     let _ = std::fs::write(data.root_file(), root.display().to_string());
@@ -201,7 +205,7 @@ pub fn index(
 
     progress(Progress::Walking);
     let mut exclude = vec![data.dir.clone()];
-    if let Ok(home) = crate::home::data_home().canonicalize() {
+    if let Ok(home) = home.canonicalize() {
         exclude.push(home);
     }
     let walk_config = WalkConfig {

@@ -84,8 +84,13 @@ impl Repo {
 
     /// Opens the index of the repository at `root`.
     pub fn open(root: &Path) -> Result<Repo> {
+        Repo::open_in(&crate::home::data_home(), root)
+    }
+
+    /// Opens the index of the repository at `root` kept under the data home `home`.
+    pub fn open_in(home: &Path, root: &Path) -> Result<Repo> {
         let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-        let data = DataDir::for_root(&root);
+        let data = DataDir::in_home(home, &root);
         if !data.exists() {
             return Err(Error::NotIndexed(root.display().to_string()));
         }
@@ -597,6 +602,39 @@ impl Repo {
         })
     }
 
+    /// Every edge as `src -kind/provenance/rule-> dst @ path:line` lines, ordered by site
+    /// (for tests and debugging).
+    pub fn edge_lines(&self) -> Result<Vec<String>> {
+        Ok(self
+            .store
+            .all_edges(self.generation)?
+            .into_iter()
+            .map(|e| {
+                let site = e
+                    .site
+                    .map(|(p, l)| format!(" @ {p}:{l}"))
+                    .unwrap_or_default();
+                format!(
+                    "{} -{}/{}/{}-> {}{site}",
+                    e.src, e.kind, e.provenance, e.rule, e.dst
+                )
+            })
+            .collect())
+    }
+
+    /// Every unresolved reference as `path:line name (receiver) reason` lines.
+    pub fn unresolved_lines(&self) -> Result<Vec<String>> {
+        Ok(self
+            .store
+            .all_unresolved(self.generation)?
+            .into_iter()
+            .map(|(p, l, n, r, reason)| {
+                let recv = r.map(|r| format!("{r}.")).unwrap_or_default();
+                format!("{p}:{l} {recv}{n} [{reason}]")
+            })
+            .collect())
+    }
+
     /// The generation answers come from.
     pub fn generation(&self) -> i64 {
         self.generation
@@ -618,8 +656,13 @@ fn edge_to_ref_kinds(edge_kind: &str) -> &'static [&'static str] {
 
 /// The index status of the repository at `root` (works before the first index too).
 pub fn status(root: &Path, skipped_sample: usize) -> Result<Status> {
+    status_in(&crate::home::data_home(), root, skipped_sample)
+}
+
+/// [`status`] with an explicit data home.
+pub fn status_in(home: &Path, root: &Path, skipped_sample: usize) -> Result<Status> {
     let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    let data = DataDir::for_root(&root);
+    let data = DataDir::in_home(home, &root);
     let mut status = Status {
         root: root.clone(),
         data_dir: data.dir.clone(),

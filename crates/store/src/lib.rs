@@ -10,7 +10,8 @@ mod schema;
 mod write;
 
 pub use read::{
-    EdgeHit, FileInfo, GenerationInfo, Histogram, NodeRow, RefSite, SearchFilters, SkippedRow,
+    EdgeDump, EdgeHit, FileInfo, GenerationInfo, Histogram, NodeRow, RefSite, SearchFilters,
+    SkippedRow,
 };
 pub use rows::{
     EdgeRow, FileVersionRow, ImportRow, NewNode, RefRow, ResolveImport, ResolveNode, ResolveRef,

@@ -690,3 +690,70 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 }
+
+/// An edge with both ends' qualified names (for exports and tests).
+#[derive(Debug, Clone)]
+pub struct EdgeDump {
+    pub src: String,
+    pub dst: String,
+    pub kind: String,
+    pub provenance: String,
+    pub rule: String,
+    /// Site of the reference, when the edge came from one: (path, line).
+    pub site: Option<(String, u32)>,
+}
+
+impl Store {
+    /// Every edge of a generation, ordered by site.
+    pub fn all_edges(&self, generation: i64) -> Result<Vec<EdgeDump>> {
+        self.conn
+            .prepare(
+                "SELECT s.qname, d.qname, e.kind, e.provenance, e.rule, f.path, COALESCE(r.line, i.line)
+                 FROM edges e
+                 JOIN nodes s ON s.id = e.src
+                 JOIN nodes d ON d.id = e.dst
+                 LEFT JOIN refs r ON r.id = e.ref_id
+                 LEFT JOIN imports i ON i.id = e.import_id
+                 LEFT JOIN file_versions f ON f.id = COALESCE(r.file_id, i.file_id)
+                 WHERE e.generation = ?1
+                 ORDER BY f.path, COALESCE(r.line, i.line), s.qname, d.qname, e.kind",
+            )
+            .and_then(|mut s| {
+                s.query_map([generation], |r| {
+                    let path: Option<String> = r.get(5)?;
+                    let line: Option<u32> = r.get(6)?;
+                    Ok(EdgeDump {
+                        src: r.get(0)?,
+                        dst: r.get(1)?,
+                        kind: r.get(2)?,
+                        provenance: r.get(3)?,
+                        rule: r.get(4)?,
+                        site: path.zip(line),
+                    })
+                })?
+                .collect()
+            })
+            .map_err(|e| self.err(e))
+    }
+
+    /// Every unresolved reference of a generation: (path, line, name, receiver, reason).
+    pub fn all_unresolved(
+        &self,
+        generation: i64,
+    ) -> Result<Vec<(String, u32, String, Option<String>, String)>> {
+        self.conn
+            .prepare(
+                "SELECT f.path, r.line, r.name, r.receiver, u.reason
+                 FROM unresolved u JOIN refs r ON r.id = u.ref_id
+                 JOIN file_versions f ON f.id = r.file_id
+                 WHERE u.generation = ?1 ORDER BY f.path, r.line, r.col",
+            )
+            .and_then(|mut s| {
+                s.query_map([generation], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                })?
+                .collect()
+            })
+            .map_err(|e| self.err(e))
+    }
+}

@@ -1,0 +1,375 @@
+//! End-to-end: the real `sextant` binary on a real git repository made in a temp dir, with its
+//! data in a temp `SEXTANT_HOME`. Covers every command, `--json`, exit codes, skip reasons, broken
+//! pipes, a kill -9 in the middle of indexing, and two indexers at once.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use assert_cmd::cargo::CommandCargoExt;
+use serde_json::Value;
+
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    repo: PathBuf,
+    home: PathBuf,
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .stdout(Stdio::null())
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+fn write(root: &Path, path: &str, text: impl AsRef<[u8]>) {
+    let p = root.join(path);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn fixture() -> Fixture {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("shop");
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(&repo).unwrap();
+    write(&repo, "shop/__init__.py", "");
+    write(
+        &repo,
+        "shop/users.py",
+        r#""""Users."""
+
+
+class UserStore:
+    """Keeps users."""
+
+    def get_user_by_id(self, user_id):
+        return self.load(user_id)
+
+    def load(self, user_id):
+        return {"id": user_id}
+
+
+def create_store():
+    return UserStore()
+"#,
+    );
+    write(
+        &repo,
+        "shop/api.py",
+        r#"from .users import create_store
+
+
+def handler(request):
+    store = create_store()
+    return store.get_user_by_id(request)
+
+
+def create():
+    return handler(1)
+"#,
+    );
+    write(
+        &repo,
+        "src/lib.rs",
+        "/// Adds.\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\npub fn twice(a: i32) -> i32 {\n    add(a, a)\n}\n\npub fn create() -> i32 {\n    twice(1)\n}\n",
+    );
+    write(
+        &repo,
+        "README.md",
+        "# Shop\n\nUses `create_store`.\n\n## Install\n\nRun it.\n",
+    );
+    write(&repo, "assets/blob.py", b"x = 1\0\x01\x02");
+    write(&repo, ".env", "TOKEN=secret\n");
+    write(&repo, "big/huge.py", "x = 1\n".repeat(300_000));
+    write(
+        &repo,
+        "latin1.py",
+        b"s = '\xe9t\xe9'\ndef caf\xe9():\n    pass\n",
+    );
+    write(
+        &repo,
+        "min.js",
+        format!("var a=[{}];\n", "1,".repeat(20_000)),
+    );
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("/etc", repo.join("escape")).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "init"]);
+    Fixture {
+        _tmp: tmp,
+        repo,
+        home,
+    }
+}
+
+impl Fixture {
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::cargo_bin("sextant").unwrap();
+        c.args(args)
+            .arg("--repo")
+            .arg(&self.repo)
+            .env("SEXTANT_HOME", &self.home)
+            .env_remove("SEXTANT_LOG");
+        c
+    }
+
+    fn run(&self, args: &[&str]) -> (i32, String, String) {
+        let out = self.cmd(args).output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        let mut all = args.to_vec();
+        all.push("--json");
+        let (code, stdout, stderr) = self.run(&all);
+        assert_eq!(code, 0, "{args:?}: {stderr}\n{stdout}");
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{args:?}: {e}: {stdout}"))
+    }
+
+    fn index(&self) -> Value {
+        self.json(&["index", self.repo.to_str().unwrap()])
+    }
+}
+
+#[test]
+fn index_reports_files_skips_and_commit() {
+    let f = fixture();
+    let summary = f.index();
+    assert_eq!(summary["files"]["indexed"], 6, "{summary:#}");
+    let skipped = &summary["files"]["skipped"];
+    for reason in ["binary", "too_large", "secret", "minified"] {
+        assert_eq!(skipped[reason], 1, "{reason}: {summary:#}");
+    }
+    assert_eq!(summary["commit"].as_str().map(str::len), Some(40));
+    assert_eq!(summary["dirty"], false);
+    assert!(summary["symbols"].as_u64().unwrap() >= 10);
+    assert!(
+        summary["edges"]["calls/inferred"].as_u64().unwrap() >= 4,
+        "{summary:#}"
+    );
+
+    let status = f.json(&["status"]);
+    assert_eq!(status["indexed"], true);
+    assert_eq!(status["stale"], false);
+    assert_eq!(status["skipped"]["secret"], 1);
+    let (code, human, _) = f.run(&["status"]);
+    assert_eq!(code, 0);
+    assert!(
+        human.contains("secret") && human.contains(".env"),
+        "{human}"
+    );
+
+    // A second index reuses every unchanged file version.
+    let again = f.index();
+    assert_eq!(again["files"]["reused"], 6, "{again:#}");
+    assert_eq!(again["symbols"], summary["symbols"]);
+    assert_eq!(again["edges"], summary["edges"]);
+
+    // A new commit makes the index stale until re-indexed.
+    write(&f.repo, "shop/extra.py", "def extra():\n    return 1\n");
+    git(&f.repo, &["add", "-A"]);
+    git(&f.repo, &["commit", "-q", "-m", "two"]);
+    assert_eq!(f.json(&["status"])["stale"], true);
+    f.index();
+    assert_eq!(f.json(&["status"])["stale"], false);
+}
+
+#[test]
+fn search_ranks_exact_then_prefix_then_words() {
+    let f = fixture();
+    f.index();
+    let hits = f.json(&["search", "create"]);
+    let results = hits["results"].as_array().unwrap();
+    assert_eq!(results[0]["match"], "exact");
+    assert_eq!(results[0]["name"], "create");
+    assert!(
+        results
+            .iter()
+            .any(|r| r["name"] == "create_store" && r["match"] == "prefix")
+    );
+    // Split identifiers: "user id" finds get_user_by_id.
+    let words = f.json(&["search", "user id"]);
+    assert!(
+        words["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["name"] == "get_user_by_id"),
+        "{words:#}"
+    );
+    let filtered = f.json(&["search", "create", "--lang", "rust"]);
+    assert!(
+        filtered["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["language"] == "rust")
+    );
+    let kinds = f.json(&["search", "UserStore", "--kind", "class"]);
+    assert_eq!(kinds["results"][0]["kind"], "class");
+}
+
+#[test]
+fn symbols_resolve_or_fail_clearly() {
+    let f = fixture();
+    f.index();
+    let card = f.json(&["show", "shop.users.UserStore"]);
+    assert_eq!(card["symbol"]["doc"], "Keeps users.");
+    assert_eq!(card["members"].as_array().unwrap().len(), 2);
+    let by_id = f.json(&["show", card["symbol"]["id"].as_str().unwrap()]);
+    assert_eq!(by_id["symbol"]["qualified_name"], "shop.users.UserStore");
+
+    // Ambiguous plain name: exit 3 and the candidates.
+    let (code, _, stderr) = f.run(&["show", "create"]);
+    assert_eq!(code, 3);
+    assert!(
+        stderr.contains("ambiguous") && stderr.contains("shop.api.create"),
+        "{stderr}"
+    );
+    // Unknown: exit 3 with suggestions, never another symbol's answer.
+    let (code, stdout, _) = f.run(&["show", "get_usr_by_id", "--json"]);
+    assert_eq!(code, 3);
+    let err: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(err["error"]["kind"], "not_found");
+    assert_eq!(err["error"]["details"]["suggestions"][0], "get_user_by_id");
+}
+
+#[test]
+fn graph_queries_answer_with_completeness() {
+    let f = fixture();
+    f.index();
+    let callers = f.json(&["callers", "get_user_by_id"]);
+    assert_eq!(
+        callers["results"][0]["symbol"]["qualified_name"],
+        "shop.api.handler"
+    );
+    let deep = f.json(&["callers", "add", "--depth", "3"]);
+    let names: Vec<&str> = deep["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["symbol"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, vec!["twice", "create"]);
+    assert_eq!(deep["completeness"]["status"], "exact");
+    let callees = f.json(&["callees", "handler"]);
+    let callee_names: Vec<&str> = callees["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["symbol"]["name"].as_str().unwrap())
+        .collect();
+    assert!(callee_names.contains(&"create_store"), "{callees:#}");
+    let refs = f.json(&["refs", "UserStore"]);
+    assert!(refs["count"].as_u64().unwrap() >= 1);
+    assert!(refs["references"][0]["site"]["line"].as_u64().is_some());
+
+    let src = f.json(&["source", "add"]);
+    assert_eq!(src["start_line"], 2);
+    assert!(src["text"].as_str().unwrap().contains("a + b"));
+    let range = f.json(&["source", "src/lib.rs:6-7"]);
+    assert!(range["text"].as_str().unwrap().starts_with("pub fn twice"));
+    // Paths outside the repository are refused.
+    let (code, _, stderr) = f.run(&["source", "../../etc/passwd:1-2"]);
+    assert_eq!(code, 2, "{stderr}");
+    let stats = f.json(&["stats"]);
+    assert!(stats["nodes"]["class"].as_u64().unwrap() >= 1);
+    assert!(stats["edges"]["calls/inferred"].as_u64().is_some());
+}
+
+#[test]
+fn errors_have_exit_codes() {
+    let f = fixture();
+    let (code, _, stderr) = f.run(&["search", "x"]);
+    assert_eq!(code, 4, "{stderr}");
+    assert!(stderr.contains("sextant index"), "{stderr}");
+    let (code, _, _) = f.run(&["frobnicate"]);
+    assert_eq!(code, 2);
+    let (code, _, stderr) = f.run(&["index", "/definitely/not/here"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("not a directory"), "{stderr}");
+}
+
+#[test]
+fn broken_pipe_is_not_an_error() {
+    let f = fixture();
+    f.index();
+    let bin = assert_cmd::cargo::cargo_bin("sextant");
+    let script = format!(
+        "SEXTANT_HOME='{}' '{}' search e --limit 1000 --repo '{}' | head -c 1 >/dev/null; exit ${{PIPESTATUS[0]}}",
+        f.home.display(),
+        bin.display(),
+        f.repo.display()
+    );
+    let status = Command::new("bash").arg("-c").arg(script).status().unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn killed_indexer_leaves_the_previous_generation_queryable() {
+    let f = fixture();
+    f.index();
+    for i in 0..40 {
+        write(
+            &f.repo,
+            &format!("gen/m{i}.py"),
+            format!("def f{i}():\n    return {i}\n").repeat(200),
+        );
+    }
+    for delay_ms in [5u64, 30, 80, 150] {
+        let mut child = f
+            .cmd(&["index", f.repo.to_str().unwrap(), "--full"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        let hits = f.json(&["search", "get_user_by_id"]);
+        assert_eq!(
+            hits["results"][0]["name"], "get_user_by_id",
+            "after kill at {delay_ms} ms"
+        );
+        assert_eq!(f.json(&["status"])["indexed"], true);
+    }
+    // The next index cleans up and publishes normally.
+    let summary = f.index();
+    assert!(summary["files"]["indexed"].as_u64().unwrap() >= 46);
+}
+
+#[test]
+fn two_indexers_at_once_both_succeed() {
+    let f = fixture();
+    let spawn = || {
+        f.cmd(&["index", f.repo.to_str().unwrap(), "--json"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let a = spawn();
+    let b = spawn();
+    for child in [a, b] {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(f.json(&["search", "add"])["results"][0]["name"], "add");
+}
