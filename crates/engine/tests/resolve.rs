@@ -10,7 +10,7 @@ use sextant_engine::{IndexOptions, Repo};
 /// Writes a `//- /path` fixture into `dir`.
 fn materialize(fixture: &str, dir: &Path) {
     let mut current: Option<(PathBuf, String)> = None;
-    let mut flush = |current: &mut Option<(PathBuf, String)>| {
+    let flush = |current: &mut Option<(PathBuf, String)>| {
         if let Some((path, text)) = current.take() {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, text).unwrap();

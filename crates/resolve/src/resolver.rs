@@ -557,10 +557,10 @@ impl Resolver {
     fn resolve_plain(&self, r: &Ref, file: &FileCtx, name: &str) -> Resolution {
         let rules = self.rules_of(file);
         // `Self` / `self` used as a name: the enclosing type.
-        if rules.self_names.iter().any(|s| s == name) {
-            if let Some(t) = self.enclosing_type(r.src) {
-                return self.edges_to(r, &[t], "self_type", Confidence::High);
-            }
+        if rules.self_names.iter().any(|s| s == name)
+            && let Some(t) = self.enclosing_type(r.src)
+        {
+            return self.edges_to(r, &[t], "self_type", Confidence::High);
         }
         // 1. Enclosing scopes, innermost first, up to the file.
         let mut container = Some(r.src);

@@ -691,6 +691,9 @@ impl Store {
     }
 }
 
+/// An unresolved reference: (path, line, name, receiver, reason).
+pub type UnresolvedDump = (String, u32, String, Option<String>, String);
+
 /// An edge with both ends' qualified names (for exports and tests).
 #[derive(Debug, Clone)]
 pub struct EdgeDump {
@@ -737,10 +740,7 @@ impl Store {
     }
 
     /// Every unresolved reference of a generation: (path, line, name, receiver, reason).
-    pub fn all_unresolved(
-        &self,
-        generation: i64,
-    ) -> Result<Vec<(String, u32, String, Option<String>, String)>> {
+    pub fn all_unresolved(&self, generation: i64) -> Result<Vec<UnresolvedDump>> {
         self.conn
             .prepare(
                 "SELECT f.path, r.line, r.name, r.receiver, u.reason
