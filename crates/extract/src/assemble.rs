@@ -183,6 +183,7 @@ pub(crate) fn assemble(
                         top_level: parent_def.is_none() || !in_type,
                         member: in_type,
                         inherited,
+                        name_id: Some(name_node.id()),
                     },
                     text,
                 );
@@ -386,6 +387,8 @@ struct Site<'a, 't> {
     top_level: bool,
     member: bool,
     inherited: Option<Visibility>,
+    /// The definition's name node, never a modifier (`fun open()`).
+    name_id: Option<usize>,
 }
 
 fn visibility_and_modifiers(
@@ -400,6 +403,7 @@ fn visibility_and_modifiers(
         top_level,
         member,
         inherited,
+        name_id,
     } = site;
     let vis = &language.manifest.visibility;
     let mods = &language.manifest.modifiers;
@@ -457,7 +461,15 @@ fn visibility_and_modifiers(
                 let mut inner = child.walk();
                 for grandchild in child.children(&mut inner) {
                     scan(grandchild, &mut explicit, &mut modifiers);
+                    // Keywords wrapped one level deeper (Kotlin `function_modifier > "suspend"`).
+                    if grandchild.child_count() == 1
+                        && let Some(leaf) = grandchild.child(0).filter(|l| l.child_count() == 0)
+                    {
+                        scan(leaf, &mut explicit, &mut modifiers);
+                    }
                 }
+            } else if Some(child.id()) == name_id {
+                continue;
             } else {
                 scan(child, &mut explicit, &mut modifiers);
             }
