@@ -50,6 +50,25 @@
   @definition.class
 
 ; `Point = Struct.new(:x, :y) do ... end`, `Value = Data.define(:amount)`, `Error = Class.new(Base)`
+(_ (comment) @doc .
+  (body_statement .
+    (assignment
+      left: (constant) @name
+      right: (call
+        receiver: (constant) @_r
+        method: (identifier) @_m
+        block: (_) @body)
+      (#any-of? @_r "Struct" "Class" "Data")
+      (#any-of? @_m "new" "define")) @definition.class))
+(_ (comment) @doc .
+  (body_statement .
+    (assignment
+      left: (constant) @name
+      right: (call
+        receiver: (constant) @_r
+        method: (identifier) @_m)
+      (#any-of? @_r "Struct" "Class" "Data")
+      (#any-of? @_m "new" "define")) @definition.class))
 (assignment
   left: (constant) @name
   right: (call
