@@ -2,7 +2,9 @@
 //! modifiers, docs, signatures, complexity, and the enclosing definition of every site.
 
 use sextant_lang::Language;
-use sextant_model::{Definition, FileFacts, LocalId, NodeKind, Reference, Span, Visibility};
+use sextant_model::{
+    Definition, FileFacts, LocalId, NodeKind, RefKind, Reference, Span, Visibility,
+};
 use tree_sitter::{Node, Tree};
 
 use crate::cache::Tools;
@@ -151,7 +153,10 @@ pub(crate) fn assemble(
             Item::Def(i) => {
                 let def = &raw.defs[i];
                 let Some(name_node) = def.name else { continue };
-                let name = collapse(node_text(name_node, text), 200);
+                // Ruby `attr_reader :status` defines `status`.
+                let name = collapse(node_text(name_node, text), 200)
+                    .trim_start_matches(':')
+                    .to_string();
                 if name.is_empty() {
                     continue;
                 }
@@ -232,7 +237,14 @@ pub(crate) fn assemble(
     };
     let mut enclosing = Enclosing::new(&def_ranges);
     for r in &raw.refs {
-        let written = clean_type(node_text(r.name, text));
+        // Types lose generics and sigils (`&mut Foo<T>` → `Foo`); other names keep `?`/`!`
+        // (Ruby `valid?`, `save!`).
+        let written = match r.kind {
+            RefKind::Type | RefKind::Inherit | RefKind::Implement | RefKind::Instantiate => {
+                clean_type(node_text(r.name, text))
+            }
+            _ => collapse(node_text(r.name, text), 200),
+        };
         let parts = split_qualified(&written);
         let Some(last) = parts.last() else { continue };
         let name = last.to_string();
