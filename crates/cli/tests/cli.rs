@@ -96,8 +96,8 @@ def create():
     );
     write(
         &repo,
-        "min.js",
-        format!("var a=[{}];\n", "1,".repeat(20_000)),
+        "gen/min.py",
+        format!("a = [{}]\n", "1,".repeat(20_000)),
     );
     #[cfg(unix)]
     std::os::unix::fs::symlink("/etc", repo.join("escape")).unwrap();
