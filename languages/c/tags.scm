@@ -1,15 +1,16 @@
-; C: Sextant's own query. Definitions, references and #include imports.
+; C: Sextant's own query. Definitions, references, imports.
 ;
-; Layout notes:
-; - A declaration with ONE declarator is captured whole (signature = the whole declaration); a
-;   declaration with several (`int a, b;`) is captured per declarator, its `declaration` parent being
-;   a [doc] wrapper so docs, visibility and modifiers still come from it.
-; - Captures without @name are dropped by the extractor after "first pattern wins" deduplication:
-;   the first patterns below use that to keep local declarations (also those inside `#if` blocks in
-;   function bodies), K&R parameter declarations and include guards out of the definitions.
+; How declarations are captured:
+; - A declaration with one declarator is captured whole (its signature is the whole declaration).
+;   With several (`int a, b;`), or when its type is a named struct with a body
+;   (`struct point {...} origin;`, whose struct is its own definition), each declarator is captured
+;   and the enclosing declaration is a [doc] wrapper, so docs and specifiers still come from it.
+; - A definition capture without @name is dropped by the extractor after deduplication, where the
+;   first pattern matching a node wins. The first patterns below use that to say what is NOT a
+;   definition: local declarations (also inside `#if` blocks in function bodies), include guards,
+;   whole declarations that are captured per declarator, K&R parameter declarations.
 
-; ---- suppressed: locals, K&R parameter declarations, include guards
-
+; ---- not definitions
 (compound_statement (declaration) @definition.variable)
 (compound_statement (declaration declarator: (_) @definition.variable))
 (compound_statement (_ (declaration) @definition.variable))
@@ -20,6 +21,12 @@
 (compound_statement (_ (_ (_ (declaration declarator: (_) @definition.variable)))))
 (function_definition (declaration) @definition.variable)
 (function_definition (declaration declarator: (_) @definition.variable))
+(declaration declarator: (_) declarator: (_)) @definition.variable
+(declaration type: [(struct_specifier name: (_) body: (_)) (union_specifier name: (_) body: (_)) (enum_specifier name: (_) body: (_))]) @definition.variable
+(field_declaration declarator: (_) declarator: (_)) @definition.field
+(field_declaration type: [(struct_specifier name: (_) body: (_)) (union_specifier name: (_) body: (_)) (enum_specifier name: (_) body: (_))]) @definition.field
+(type_definition declarator: (_) declarator: (_)) @definition.type_alias
+(type_definition type: [(struct_specifier name: (_) body: (_)) (union_specifier name: (_) body: (_)) (enum_specifier name: (_) body: (_))]) @definition.type_alias
 (preproc_ifdef
   name: (identifier) @_guard
   (preproc_def name: (identifier) @_macro !value) @definition.macro
@@ -34,18 +41,18 @@
 (function_definition
   declarator: [
     (function_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))))
+    (_ (function_declarator declarator: (identifier) @name))
+    (_ (_ (function_declarator declarator: (identifier) @name)))
+    (function_declarator declarator: (parenthesized_declarator (_ (function_declarator declarator: (identifier) @name))))
   ]
-  body: (_) @body) @definition.function
+  body: (_)? @body) @definition.function
 
 (declaration
   declarator: [
     (function_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name)))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))))
+    (_ (function_declarator declarator: (identifier) @name))
+    (_ (_ (function_declarator declarator: (identifier) @name)))
+    (function_declarator declarator: (parenthesized_declarator (_ (function_declarator declarator: (identifier) @name))))
   ]) @definition.function
 
 ; ---- types
@@ -54,283 +61,127 @@
 (enum_specifier name: (type_identifier) @name body: (_) @body) @definition.enum
 (enumerator name: (identifier) @name) @definition.enum_member
 
-; typedef of a named struct/union/enum with a body: the alias is its declarator, so the
-; struct keeps its own name and members
-(type_definition
-  type: [(struct_specifier name: (_) body: (_)) (union_specifier name: (_) body: (_)) (enum_specifier name: (_) body: (_))]
-  declarator: [
+; ---- type aliases (`typedef struct {...} name;` is one alias, its members nest under it)
+(type_definition declarator: [
     (type_identifier) @name
-    (pointer_declarator declarator: (type_identifier) @name)
-    (pointer_declarator declarator: (pointer_declarator declarator: (type_identifier) @name))
-    (array_declarator declarator: (type_identifier) @name)
-    (array_declarator declarator: (array_declarator declarator: (type_identifier) @name))
-    (pointer_declarator declarator: (array_declarator declarator: (type_identifier) @name))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (array_declarator declarator: (type_identifier) @name))))
+    (_ declarator: (type_identifier) @name)
+    (_ declarator: (_ declarator: (type_identifier) @name))
+    (_ declarator: (parenthesized_declarator (_ declarator: (type_identifier) @name)))
+    (_ declarator: (_ declarator: (parenthesized_declarator (_ declarator: (type_identifier) @name))))
     (primitive_type) @name
-    (function_declarator declarator: (type_identifier) @name)
+  ]) @definition.type_alias
+
+(type_definition declarator: (_) declarator: [
+    (type_identifier) @name
+    (_ declarator: (type_identifier) @name)
+    (_ declarator: (_ declarator: (type_identifier) @name))
+    (_ declarator: (parenthesized_declarator (_ declarator: (type_identifier) @name)))
+    (_ declarator: (_ declarator: (parenthesized_declarator (_ declarator: (type_identifier) @name))))
+    (primitive_type) @name
   ] @definition.type_alias)
 
-; any other typedef, including `typedef struct { ... } name;` (members nest under the alias)
-(type_definition
-  type: [(primitive_type) (type_identifier) (sized_type_specifier) (macro_type_specifier) (struct_specifier !body) (struct_specifier !name) (union_specifier !body) (union_specifier !name) (enum_specifier !body) (enum_specifier !name)]
-  .
-  declarator: [
+(type_definition declarator: [
     (type_identifier) @name
-    (pointer_declarator declarator: (type_identifier) @name)
-    (pointer_declarator declarator: (pointer_declarator declarator: (type_identifier) @name))
-    (array_declarator declarator: (type_identifier) @name)
-    (array_declarator declarator: (array_declarator declarator: (type_identifier) @name))
-    (pointer_declarator declarator: (array_declarator declarator: (type_identifier) @name))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (array_declarator declarator: (type_identifier) @name))))
+    (_ declarator: (type_identifier) @name)
+    (_ declarator: (_ declarator: (type_identifier) @name))
+    (_ declarator: (parenthesized_declarator (_ declarator: (type_identifier) @name)))
+    (_ declarator: (_ declarator: (parenthesized_declarator (_ declarator: (type_identifier) @name))))
     (primitive_type) @name
-    (function_declarator declarator: (type_identifier) @name)
-  ]
-  .) @definition.type_alias
+  ] @definition.type_alias declarator: (_))
 
-; several names in one typedef (`typedef struct foo foo_t, *foo_p;`): each declarator
-(type_definition
-  declarator: (_)
-  .
-  declarator: [
+(type_definition type: [(struct_specifier name: (_) body: (_)) (union_specifier name: (_) body: (_)) (enum_specifier name: (_) body: (_))] declarator: [
     (type_identifier) @name
-    (pointer_declarator declarator: (type_identifier) @name)
-    (pointer_declarator declarator: (pointer_declarator declarator: (type_identifier) @name))
-    (array_declarator declarator: (type_identifier) @name)
-    (array_declarator declarator: (array_declarator declarator: (type_identifier) @name))
-    (pointer_declarator declarator: (array_declarator declarator: (type_identifier) @name))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (array_declarator declarator: (type_identifier) @name))))
+    (_ declarator: (type_identifier) @name)
+    (_ declarator: (_ declarator: (type_identifier) @name))
+    (_ declarator: (parenthesized_declarator (_ declarator: (type_identifier) @name)))
+    (_ declarator: (_ declarator: (parenthesized_declarator (_ declarator: (type_identifier) @name))))
     (primitive_type) @name
-    (function_declarator declarator: (type_identifier) @name)
   ] @definition.type_alias)
 
-(type_definition
-  declarator: [
-    (type_identifier) @name
-    (pointer_declarator declarator: (type_identifier) @name)
-    (pointer_declarator declarator: (pointer_declarator declarator: (type_identifier) @name))
-    (array_declarator declarator: (type_identifier) @name)
-    (array_declarator declarator: (array_declarator declarator: (type_identifier) @name))
-    (pointer_declarator declarator: (array_declarator declarator: (type_identifier) @name))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (type_identifier) @name)))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (array_declarator declarator: (type_identifier) @name))))
-    (primitive_type) @name
-    (function_declarator declarator: (type_identifier) @name)
-  ] @definition.type_alias
-  .
-  declarator: (_))
-
-; ---- fields (one declarator: the whole field_declaration, so an anonymous struct's members nest
-;      under the field; several declarators, or a named struct type with a body: each declarator)
-(field_declaration
-  [(primitive_type) (type_identifier) (sized_type_specifier) (macro_type_specifier) (struct_specifier !body) (union_specifier !body) (enum_specifier !body) (struct_specifier !name) (union_specifier !name) (enum_specifier !name) (type_qualifier) (storage_class_specifier) (attribute_specifier) (attribute_declaration) (ms_declspec_modifier)]
-  .
-  declarator: [
+; ---- fields (an anonymous struct's members nest under the field or variable it types)
+(field_declaration declarator: [
     (field_identifier) @name
-    (pointer_declarator declarator: (field_identifier) @name)
-    (pointer_declarator declarator: (pointer_declarator declarator: (field_identifier) @name))
-    (array_declarator declarator: (field_identifier) @name)
-    (array_declarator declarator: (array_declarator declarator: (field_identifier) @name))
-    (pointer_declarator declarator: (array_declarator declarator: (field_identifier) @name))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (field_identifier) @name)))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (array_declarator declarator: (field_identifier) @name))))
-  ]
-  .) @definition.field
+    (_ declarator: (field_identifier) @name)
+    (_ declarator: (_ declarator: (field_identifier) @name))
+    (_ declarator: (parenthesized_declarator (_ declarator: (field_identifier) @name)))
+    (_ declarator: (_ declarator: (parenthesized_declarator (_ declarator: (field_identifier) @name))))
+  ]) @definition.field
 
-(field_declaration
-  [(primitive_type) (type_identifier) (sized_type_specifier) (macro_type_specifier) (struct_specifier !body) (union_specifier !body) (enum_specifier !body) (struct_specifier !name) (union_specifier !name) (enum_specifier !name) (type_qualifier) (storage_class_specifier) (attribute_specifier) (attribute_declaration) (ms_declspec_modifier)]
-  .
-  declarator: [
+(field_declaration declarator: (_) declarator: [
     (field_identifier) @name
-    (pointer_declarator declarator: (field_identifier) @name)
-    (pointer_declarator declarator: (pointer_declarator declarator: (field_identifier) @name))
-    (array_declarator declarator: (field_identifier) @name)
-    (array_declarator declarator: (array_declarator declarator: (field_identifier) @name))
-    (pointer_declarator declarator: (array_declarator declarator: (field_identifier) @name))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (field_identifier) @name)))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (array_declarator declarator: (field_identifier) @name))))
-  ]
-  .
-  (bitfield_clause)
-  .) @definition.field
-
-(field_declaration
-  declarator: (_)
-  .
-  (bitfield_clause)?
-  .
-  declarator: [
-    (field_identifier) @name
-    (pointer_declarator declarator: (field_identifier) @name)
-    (pointer_declarator declarator: (pointer_declarator declarator: (field_identifier) @name))
-    (array_declarator declarator: (field_identifier) @name)
-    (array_declarator declarator: (array_declarator declarator: (field_identifier) @name))
-    (pointer_declarator declarator: (array_declarator declarator: (field_identifier) @name))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (field_identifier) @name)))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (array_declarator declarator: (field_identifier) @name))))
+    (_ declarator: (field_identifier) @name)
+    (_ declarator: (_ declarator: (field_identifier) @name))
+    (_ declarator: (parenthesized_declarator (_ declarator: (field_identifier) @name)))
+    (_ declarator: (_ declarator: (parenthesized_declarator (_ declarator: (field_identifier) @name))))
   ] @definition.field)
 
-(field_declaration
-  declarator: [
+(field_declaration declarator: [
     (field_identifier) @name
-    (pointer_declarator declarator: (field_identifier) @name)
-    (pointer_declarator declarator: (pointer_declarator declarator: (field_identifier) @name))
-    (array_declarator declarator: (field_identifier) @name)
-    (array_declarator declarator: (array_declarator declarator: (field_identifier) @name))
-    (pointer_declarator declarator: (array_declarator declarator: (field_identifier) @name))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (field_identifier) @name)))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (array_declarator declarator: (field_identifier) @name))))
-  ] @definition.field
-  .
-  (bitfield_clause)?
-  .
-  declarator: (_))
+    (_ declarator: (field_identifier) @name)
+    (_ declarator: (_ declarator: (field_identifier) @name))
+    (_ declarator: (parenthesized_declarator (_ declarator: (field_identifier) @name)))
+    (_ declarator: (_ declarator: (parenthesized_declarator (_ declarator: (field_identifier) @name))))
+  ] @definition.field declarator: (_))
 
-(field_declaration
-  type: [(struct_specifier name: (_) body: (_)) (union_specifier name: (_) body: (_)) (enum_specifier name: (_) body: (_))]
-  declarator: [
+(field_declaration type: [(struct_specifier name: (_) body: (_)) (union_specifier name: (_) body: (_)) (enum_specifier name: (_) body: (_))] declarator: [
     (field_identifier) @name
-    (pointer_declarator declarator: (field_identifier) @name)
-    (pointer_declarator declarator: (pointer_declarator declarator: (field_identifier) @name))
-    (array_declarator declarator: (field_identifier) @name)
-    (array_declarator declarator: (array_declarator declarator: (field_identifier) @name))
-    (pointer_declarator declarator: (array_declarator declarator: (field_identifier) @name))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (field_identifier) @name)))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (array_declarator declarator: (field_identifier) @name))))
+    (_ declarator: (field_identifier) @name)
+    (_ declarator: (_ declarator: (field_identifier) @name))
+    (_ declarator: (parenthesized_declarator (_ declarator: (field_identifier) @name)))
+    (_ declarator: (_ declarator: (parenthesized_declarator (_ declarator: (field_identifier) @name))))
   ] @definition.field)
 
-; ---- global variables and constants (locals are suppressed above)
+; ---- variables and constants at file level (locals are excluded above)
 (declaration
   (type_qualifier) @_const
-  [(primitive_type) (type_identifier) (sized_type_specifier) (macro_type_specifier) (struct_specifier !body) (union_specifier !body) (enum_specifier !body) (struct_specifier !name) (union_specifier !name) (enum_specifier !name) (type_qualifier) (storage_class_specifier) (attribute_specifier) (attribute_declaration) (ms_declspec_modifier)]
-  .
   declarator: [
-    (identifier) @name
-    (array_declarator declarator: (identifier) @name)
-    (init_declarator declarator: [
-      (identifier) @name
-      (array_declarator declarator: (identifier) @name)
-    ])
+    (identifier) @name (array_declarator declarator: (identifier) @name)
+    (init_declarator declarator: [(identifier) @name (array_declarator declarator: (identifier) @name)])
   ]
-  .
   (#any-of? @_const "const" "constexpr")) @definition.constant
 
 (declaration
-  [(primitive_type) (type_identifier) (sized_type_specifier) (macro_type_specifier) (struct_specifier !body) (union_specifier !body) (enum_specifier !body) (struct_specifier !name) (union_specifier !name) (enum_specifier !name) (type_qualifier) (storage_class_specifier) (attribute_specifier) (attribute_declaration) (ms_declspec_modifier)]
-  .
   declarator: [
-    (pointer_declarator (type_qualifier) @_const declarator: (identifier) @name)
-    (pointer_declarator (type_qualifier) @_const declarator: (array_declarator declarator: (identifier) @name))
-    (init_declarator declarator: [
-      (pointer_declarator (type_qualifier) @_const declarator: (identifier) @name)
-      (pointer_declarator (type_qualifier) @_const declarator: (array_declarator declarator: (identifier) @name))
-    ])
+    (pointer_declarator (type_qualifier) @_const declarator: [(identifier) @name (array_declarator declarator: (identifier) @name)])
+    (init_declarator declarator: (pointer_declarator (type_qualifier) @_const declarator: [(identifier) @name (array_declarator declarator: (identifier) @name)]))
   ]
-  .
   (#eq? @_const "const")) @definition.constant
 
-(declaration
-  [(primitive_type) (type_identifier) (sized_type_specifier) (macro_type_specifier) (struct_specifier !body) (union_specifier !body) (enum_specifier !body) (struct_specifier !name) (union_specifier !name) (enum_specifier !name) (type_qualifier) (storage_class_specifier) (attribute_specifier) (attribute_declaration) (ms_declspec_modifier)]
-  .
-  declarator: [
+(declaration declarator: [
     (identifier) @name
-    (pointer_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (array_declarator declarator: (identifier) @name)
-    (array_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))))
-    (init_declarator declarator: [
-      (identifier) @name
-      (pointer_declarator declarator: (identifier) @name)
-      (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-      (array_declarator declarator: (identifier) @name)
-      (array_declarator declarator: (array_declarator declarator: (identifier) @name))
-      (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
-      (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
-      (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))))
-    ])
-  ]
-  .) @definition.variable
+    (_ declarator: (identifier) @name)
+    (_ declarator: (_ declarator: (identifier) @name))
+    (_ declarator: (parenthesized_declarator (_ declarator: (identifier) @name)))
+    (_ declarator: (_ declarator: (parenthesized_declarator (_ declarator: (identifier) @name))))
+  ]) @definition.variable
 
-(declaration
-  declarator: (_)
-  .
-  declarator: [
+(declaration declarator: (_) declarator: [
     (identifier) @name
-    (pointer_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (array_declarator declarator: (identifier) @name)
-    (array_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))))
-    (init_declarator declarator: [
-      (identifier) @name
-      (pointer_declarator declarator: (identifier) @name)
-      (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-      (array_declarator declarator: (identifier) @name)
-      (array_declarator declarator: (array_declarator declarator: (identifier) @name))
-      (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
-      (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
-      (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))))
-    ])
+    (_ declarator: (identifier) @name)
+    (_ declarator: (_ declarator: (identifier) @name))
+    (_ declarator: (parenthesized_declarator (_ declarator: (identifier) @name)))
+    (_ declarator: (_ declarator: (parenthesized_declarator (_ declarator: (identifier) @name))))
   ] @definition.variable)
 
-(declaration
-  declarator: [
+(declaration declarator: [
     (identifier) @name
-    (pointer_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (array_declarator declarator: (identifier) @name)
-    (array_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))))
-    (init_declarator declarator: [
-      (identifier) @name
-      (pointer_declarator declarator: (identifier) @name)
-      (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-      (array_declarator declarator: (identifier) @name)
-      (array_declarator declarator: (array_declarator declarator: (identifier) @name))
-      (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
-      (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
-      (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))))
-    ])
-  ] @definition.variable
-  .
-  declarator: (_))
+    (_ declarator: (identifier) @name)
+    (_ declarator: (_ declarator: (identifier) @name))
+    (_ declarator: (parenthesized_declarator (_ declarator: (identifier) @name)))
+    (_ declarator: (_ declarator: (parenthesized_declarator (_ declarator: (identifier) @name))))
+  ] @definition.variable declarator: (_))
 
-(declaration
-  type: [(struct_specifier name: (_) body: (_)) (union_specifier name: (_) body: (_)) (enum_specifier name: (_) body: (_))]
-  declarator: [
+(declaration type: [(struct_specifier name: (_) body: (_)) (union_specifier name: (_) body: (_)) (enum_specifier name: (_) body: (_))] declarator: [
     (identifier) @name
-    (pointer_declarator declarator: (identifier) @name)
-    (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-    (array_declarator declarator: (identifier) @name)
-    (array_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
-    (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))))
-    (init_declarator declarator: [
-      (identifier) @name
-      (pointer_declarator declarator: (identifier) @name)
-      (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @name))
-      (array_declarator declarator: (identifier) @name)
-      (array_declarator declarator: (array_declarator declarator: (identifier) @name))
-      (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))
-      (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @name)))
-      (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (array_declarator declarator: (identifier) @name))))
-    ])
+    (_ declarator: (identifier) @name)
+    (_ declarator: (_ declarator: (identifier) @name))
+    (_ declarator: (parenthesized_declarator (_ declarator: (identifier) @name)))
+    (_ declarator: (_ declarator: (parenthesized_declarator (_ declarator: (identifier) @name))))
   ] @definition.variable)
 
 ; ---- macros
 (preproc_def name: (identifier) @name) @definition.macro
-(preproc_function_def name: (identifier) @name value: (_) @body) @definition.macro
-(preproc_function_def name: (identifier) @name) @definition.macro
+(preproc_function_def name: (identifier) @name value: (_)? @body) @definition.macro
 
 ; ---- references
 (call_expression function: (identifier) @name) @reference.call

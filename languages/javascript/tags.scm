@@ -113,8 +113,26 @@
         (shorthand_property_identifier_pattern) @name @definition.variable)
       value: (_) @_value)))
   (#not-match? @_value "^require\\s*\\("))
+((program
+  (lexical_declaration
+    (variable_declarator
+      name: (object_pattern
+        (pair_pattern value: (identifier) @name @definition.variable))
+      value: (_) @_value)))
+  (#not-match? @_value "^require\\s*\\("))
 
 ; ---- references
+; decorators (before calls: `@Injectable()` is a decoration, not a call)
+(decorator (identifier) @name) @reference.decorate
+(decorator
+  (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.decorate
+(decorator (call_expression function: (identifier) @name)) @reference.decorate
+(decorator
+  (call_expression
+    function: (member_expression
+      object: (_) @receiver
+      property: (property_identifier) @name))) @reference.decorate
+
 ; JSX (javascript grammar; the typescript grammar has no JSX, tsx has its own patterns):
 ; an opening or self-closing tag `<Component ...>` is a call of the component.
 ((_ "<" name: (identifier) @name) @reference.call
@@ -137,21 +155,11 @@
     object: (_) @receiver
     property: (property_identifier) @name)) @reference.instantiate
 
-; decorators
-(decorator (identifier) @name) @reference.decorate
-(decorator
-  (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.decorate
-(decorator (call_expression function: (identifier) @name)) @reference.decorate
-(decorator
-  (call_expression
-    function: (member_expression
-      object: (_) @receiver
-      property: (property_identifier) @name))) @reference.decorate
-
-; `class A extends B` (javascript grammar: the heritage is the expression itself)
-(class_heritage (identifier) @name @reference.inherit)
-(class_heritage
-  (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.inherit)
+; `class A extends B`, `class A extends ns.B` (javascript grammar: the heritage is the expression
+; itself; the typescript grammar wraps it in `extends_clause`, which its own query handles, so the
+; child is matched by shape: a plain or dotted name)
+((class_heritage (_) @name @reference.inherit)
+  (#match? @name "^[A-Za-z_$][A-Za-z0-9_$]*(\\.[A-Za-z_$][A-Za-z0-9_$]*)*$"))
 
 ; ---- imports
 ; import x from './a'

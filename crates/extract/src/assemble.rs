@@ -153,10 +153,10 @@ pub(crate) fn assemble(
             Item::Def(i) => {
                 let def = &raw.defs[i];
                 let Some(name_node) = def.name else { continue };
-                // Ruby `attr_reader :status` defines `status`.
-                let name = collapse(node_text(name_node, text), 200)
-                    .trim_start_matches(':')
-                    .to_string();
+                // Ruby `attr_reader :status` defines `status`; JS `#secret` is a private `secret`.
+                let written = collapse(node_text(name_node, text), 200);
+                let hash_private = written.starts_with('#');
+                let name = written.trim_start_matches([':', '#']).to_string();
                 if name.is_empty() {
                     continue;
                 }
@@ -179,7 +179,7 @@ pub(crate) fn assemble(
                         )
                     })
                     .map(|p| p.visibility);
-                let (visibility, modifiers) = visibility_and_modifiers(
+                let (mut visibility, modifiers) = visibility_and_modifiers(
                     language,
                     Site {
                         node: def.node,
@@ -192,6 +192,9 @@ pub(crate) fn assemble(
                     },
                     text,
                 );
+                if hash_private {
+                    visibility = Visibility::Private;
+                }
                 let doc = documentation(language, def, outer, text);
                 let complexity = kind
                     .is_callable()
