@@ -276,7 +276,14 @@ impl Resolver {
                         } else if let Some(sub) = self.lookup_key(&format!("{key}.{name}")) {
                             sub
                         } else if name == "default" {
-                            module.clone()
+                            // `import X from './m'`: the default export, usually named X.
+                            let local = imp.alias.as_deref().unwrap_or(name);
+                            let named = self.in_module(key, files, local);
+                            if named.is_empty() {
+                                module.clone()
+                            } else {
+                                Target::Symbols(named)
+                            }
                         } else {
                             Target::External
                         }
