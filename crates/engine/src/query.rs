@@ -285,12 +285,28 @@ impl Repo {
                 Some(p) => self.sym(p)?,
                 None => None,
             };
-            let members: Vec<Symbol> = self
+            let mut members: Vec<Symbol> = self
                 .store
                 .children(symbol.id)?
                 .into_iter()
                 .map(to_symbol)
                 .collect();
+            // Members defined elsewhere (Rust impl blocks, Go methods, C++ out-of-line).
+            if symbol.kind != "file" && symbol.kind != "document" {
+                let depth = segments(&symbol.qualified_name).len() + 1;
+                for n in self.store.nodes_with_qname_prefix(
+                    self.generation,
+                    &symbol.qualified_name,
+                    500,
+                )? {
+                    let segs = segments(&n.qname);
+                    let starts = segs.len() == depth
+                        && segs[..depth - 1] == segments(&symbol.qualified_name)[..];
+                    if starts && !members.iter().any(|m| m.id == n.id) {
+                        members.push(to_symbol(n));
+                    }
+                }
+            }
             let incoming = self.store.edges_to(self.generation, symbol.id, &[])?;
             let outgoing = self.store.edges_from(self.generation, symbol.id, &[])?;
             let count = |hits: &[sextant_store::EdgeHit]| {

@@ -757,3 +757,29 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 }
+
+impl Store {
+    /// Nodes of a generation whose qualified name starts with `prefix` (a type's out-of-line
+    /// members: Rust `impl` blocks, Go methods, C++ `A::f` definitions).
+    pub fn nodes_with_qname_prefix(
+        &self,
+        generation: i64,
+        prefix: &str,
+        limit: u32,
+    ) -> Result<Vec<NodeRow>> {
+        let sql = format!(
+            "SELECT {NODE_COLUMNS} FROM nodes n
+             JOIN gen_files g ON g.file_id = n.file_id AND g.generation = ?1
+             JOIN file_versions f ON f.id = n.file_id
+             WHERE n.qname > ?2 AND n.qname < ?2 || char(1114111)
+             ORDER BY f.path, n.start_byte LIMIT ?3"
+        );
+        self.conn
+            .prepare_cached(&sql)
+            .and_then(|mut s| {
+                s.query_map(params![generation, prefix, limit], node_row)?
+                    .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .map_err(|e| self.err(e))
+    }
+}
