@@ -267,6 +267,7 @@ pub fn index(
     )?;
     let first = builder.first;
     let mut next = first;
+    builder.begin_bulk()?;
 
     // Resolver inputs gathered as files arrive.
     let mut r_files: Vec<resolve::FileCtx> = Vec::new();
@@ -305,6 +306,9 @@ pub fn index(
     let mut languages: FxHashMap<String, u64> = FxHashMap::default();
     let mut batch = Vec::new();
     let mut write_error: Option<Error> = None;
+    // Time the writer thread spends building rows and in SQL while workers extract.
+    let mut rows_seconds = 0.0f64;
+    let mut sql_seconds = 0.0f64;
 
     std::thread::scope(|scope| {
         let registry = &registry;
@@ -399,6 +403,7 @@ pub fn index(
             }
             summary.bytes_extracted += item.size;
             let lang_rules = rule_for(&item.language);
+            let t_rows = Instant::now();
             let rows = file_rows(
                 &item,
                 &mut next,
@@ -416,10 +421,13 @@ pub fn index(
                 summary.files_with_syntax_errors += 1;
             }
             batch.push(rows);
+            rows_seconds += t_rows.elapsed().as_secs_f64();
             if batch.len() >= BATCH {
+                let t_sql = Instant::now();
                 if let Err(e) = builder.write_files(&batch) {
                     write_error = Some(e.into());
                 }
+                sql_seconds += t_sql.elapsed().as_secs_f64();
                 batch.clear();
             }
         }
@@ -437,6 +445,8 @@ pub fn index(
     drop(batch);
     builder.reuse_files(&reused)?;
     mark("extract", &mut phases);
+    phases.push(("extract.writer_rows".into(), rows_seconds));
+    phases.push(("extract.writer_sql".into(), sql_seconds));
 
     // Reused versions: load what resolution needs.
     if !reused.is_empty() {
@@ -582,6 +592,8 @@ pub fn index(
     summary.wall_seconds = started.elapsed().as_secs_f64();
 
     progress(Progress::Publishing);
+    builder.finish_bulk()?;
+    mark("build_indexes", &mut phases);
     let json = summary_json(&summary);
     let generation = builder.publish(&json)?;
     if summary.dirty {

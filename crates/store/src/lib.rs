@@ -68,6 +68,10 @@ impl Store {
             schema::MigrateError::Sqlite(e) => wrap(path, e),
             schema::MigrateError::TooNew(v) => StoreError::TooNew(path.display().to_string(), v),
         })?;
+        store
+            .conn
+            .execute_batch(schema::SECONDARY_INDEXES)
+            .map_err(|e| wrap(path, e))?;
         Ok(store)
     }
 
@@ -145,5 +149,28 @@ fn wrap(path: &Path, source: rusqlite::Error) -> StoreError {
     StoreError::Sqlite {
         path: path.display().to_string(),
         source,
+    }
+}
+
+impl Store {
+    /// The query plan of a name lookup (tests check that indexes exist).
+    pub fn explain_name_lookup(&self) -> Result<String> {
+        let mut stmt = self
+            .conn
+            .prepare("EXPLAIN QUERY PLAN SELECT id FROM nodes WHERE name = 'x'")
+            .map_err(|e| self.err(e))?;
+        let rows: Vec<String> = stmt
+            .query_map([], |r| r.get::<_, String>(3))
+            .and_then(|rows| rows.collect())
+            .map_err(|e| self.err(e))?;
+        Ok(rows.join("\n"))
+    }
+
+    /// Sets `PRAGMA user_version` (tests of the "newer schema" refusal).
+    #[doc(hidden)]
+    pub fn set_user_version_for_tests(&self, version: i64) -> Result<()> {
+        self.conn
+            .pragma_update(None, "user_version", version)
+            .map_err(|e| self.err(e))
     }
 }

@@ -71,11 +71,6 @@ CREATE TABLE nodes (
     modifiers   TEXT NOT NULL,
     complexity  INTEGER
 );
-CREATE INDEX nodes_name ON nodes(name);
-CREATE INDEX nodes_qname ON nodes(qname);
-CREATE INDEX nodes_stable ON nodes(stable_id);
-CREATE INDEX nodes_file ON nodes(file_id);
-CREATE INDEX nodes_parent ON nodes(parent_id);
 
 CREATE TABLE refs (
     id          INTEGER PRIMARY KEY,
@@ -89,8 +84,6 @@ CREATE TABLE refs (
     col         INTEGER NOT NULL,
     end_col     INTEGER NOT NULL
 );
-CREATE INDEX refs_file ON refs(file_id);
-CREATE INDEX refs_name ON refs(name);
 
 CREATE TABLE imports (
     id        INTEGER PRIMARY KEY,
@@ -103,7 +96,6 @@ CREATE TABLE imports (
     line      INTEGER NOT NULL,
     col       INTEGER NOT NULL
 );
-CREATE INDEX imports_file ON imports(file_id);
 
 CREATE TABLE edges (
     generation        INTEGER NOT NULL,
@@ -116,8 +108,6 @@ CREATE TABLE edges (
     ref_id     INTEGER,
     import_id  INTEGER
 );
-CREATE INDEX edges_src ON edges(generation, src, kind);
-CREATE INDEX edges_dst ON edges(generation, dst, kind);
 
 CREATE TABLE unresolved (
     generation        INTEGER NOT NULL,
@@ -135,6 +125,36 @@ CREATE VIRTUAL TABLE nodes_fts USING fts5(
 
 INSERT INTO meta(key, value) VALUES ('active_generation', '0');
 "#;
+
+/// Secondary indexes of the bulk tables. A first index of an empty database drops them and builds
+/// them once after loading (much faster than maintaining them row by row); `Store::open` always
+/// makes sure they exist, so a crash in between cannot leave a database without them.
+pub(crate) const SECONDARY_INDEXES: &str = r#"
+CREATE INDEX IF NOT EXISTS nodes_name ON nodes(name);
+CREATE INDEX IF NOT EXISTS nodes_qname ON nodes(qname);
+CREATE INDEX IF NOT EXISTS nodes_stable ON nodes(stable_id);
+CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file_id);
+CREATE INDEX IF NOT EXISTS nodes_parent ON nodes(parent_id);
+CREATE INDEX IF NOT EXISTS refs_file ON refs(file_id);
+CREATE INDEX IF NOT EXISTS refs_name ON refs(name);
+CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
+CREATE INDEX IF NOT EXISTS edges_src ON edges(generation, src, kind);
+CREATE INDEX IF NOT EXISTS edges_dst ON edges(generation, dst, kind);
+"#;
+
+/// Names of [`SECONDARY_INDEXES`].
+pub(crate) const SECONDARY_INDEX_NAMES: &[&str] = &[
+    "nodes_name",
+    "nodes_qname",
+    "nodes_stable",
+    "nodes_file",
+    "nodes_parent",
+    "refs_file",
+    "refs_name",
+    "imports_file",
+    "edges_src",
+    "edges_dst",
+];
 
 pub(crate) enum MigrateError {
     Sqlite(rusqlite::Error),
@@ -159,6 +179,7 @@ pub(crate) fn migrate(conn: &Connection) -> Result<(), MigrateError> {
         // Another process may have migrated while we waited for the lock.
         if version(conn)? < 1 {
             conn.execute_batch(V1)?;
+            conn.execute_batch(SECONDARY_INDEXES)?;
             conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         }
         conn.execute_batch("COMMIT")

@@ -26,6 +26,8 @@ pub struct IdRanges {
 #[derive(Debug)]
 pub struct GenerationBuilder<'s> {
     store: &'s mut Store,
+    /// Secondary indexes were dropped for a bulk load and must be rebuilt before publishing.
+    bulk: bool,
     pub generation: i64,
     /// Ids at the start: file versions below `first.file` existed before this generation.
     pub first: IdRanges,
@@ -126,6 +128,7 @@ impl Store {
         })?;
         Ok(GenerationBuilder {
             store: self,
+            bulk: false,
             generation,
             first,
         })
@@ -373,8 +376,37 @@ impl GenerationBuilder<'_> {
         run().map_err(|e| self.store.err(e))
     }
 
+    /// On an empty database (nothing published, no file versions), drops the secondary indexes
+    /// so the bulk load does not maintain them row by row; they are rebuilt by
+    /// [`GenerationBuilder::finish_bulk`] or at the latest before publishing. Returns whether
+    /// bulk mode is on.
+    pub fn begin_bulk(&mut self) -> Result<bool> {
+        let empty = self.store.active_generation_id()? == 0 && self.first.file == 1;
+        if empty {
+            self.store.in_write_tx(|c| {
+                for name in crate::schema::SECONDARY_INDEX_NAMES {
+                    c.execute_batch(&format!("DROP INDEX IF EXISTS {name}"))?;
+                }
+                Ok(())
+            })?;
+            self.bulk = true;
+        }
+        Ok(self.bulk)
+    }
+
+    /// Rebuilds the secondary indexes after a bulk load.
+    pub fn finish_bulk(&mut self) -> Result<()> {
+        if self.bulk {
+            self.store
+                .in_write_tx(|c| c.execute_batch(crate::schema::SECONDARY_INDEXES))?;
+            self.bulk = false;
+        }
+        Ok(())
+    }
+
     /// Publishes the generation: one short transaction flips the active generation.
-    pub fn publish(self, stats_json: &str) -> Result<i64> {
+    pub fn publish(mut self, stats_json: &str) -> Result<i64> {
+        self.finish_bulk()?;
         let generation = self.generation;
         self.store.in_write_tx(|c| {
             c.execute(

@@ -1,0 +1,192 @@
+//! Generations on a real SQLite file: build, publish, read, abandon (crash), collect garbage.
+
+use sextant_model::{Confidence, EdgeKind, NodeKind, Provenance, RefKind, Span, Visibility};
+use sextant_store::{
+    EdgeRow, FileVersionRow, NewNode, RefRow, SearchFilters, Store, UnresolvedRow,
+};
+
+fn file(id: i64, node: i64, path: &str, hash: &str) -> FileVersionRow {
+    FileVersionRow {
+        id,
+        path: path.into(),
+        hash: hash.into(),
+        language: "python".into(),
+        module: "m".into(),
+        extractor: "x".into(),
+        size: 10,
+        lines: 2,
+        lossy: false,
+        node_id: node,
+        diagnostics: None,
+        uncommitted: false,
+    }
+}
+
+fn node(id: i64, file_id: i64, kind: NodeKind, name: &str, parent: Option<i64>) -> NewNode {
+    NewNode {
+        id,
+        file_id,
+        stable_id: format!("sym_{id:016x}"),
+        kind,
+        name: name.into(),
+        qname: format!("m.{name}"),
+        language: "python".into(),
+        parent_id: parent,
+        span: Span {
+            start_line: 1,
+            end_line: 2,
+            ..Span::default()
+        },
+        signature: format!("def {name}()"),
+        doc: Some("Does things.".into()),
+        visibility: Visibility::Public,
+        modifiers: String::new(),
+        complexity: Some(1),
+        name_tokens: sextant_search_like(name),
+        qname_tokens: format!("m {}", sextant_search_like(name)),
+    }
+}
+
+fn sextant_search_like(name: &str) -> String {
+    name.replace('_', " ")
+}
+
+fn build(store: &mut Store, hash: &str, publish: bool) -> i64 {
+    let mut b = store
+        .begin_generation(Some("abc"), Some("main"), false)
+        .unwrap();
+    b.begin_bulk().unwrap();
+    let f = b.first.file;
+    let n = b.first.node;
+    let r = b.first.reference;
+    b.write_files(&[(
+        file(f, n, "m.py", hash),
+        vec![
+            node(n, f, NodeKind::File, "m.py", None),
+            node(n + 1, f, NodeKind::Function, "get_user_by_id", Some(n)),
+            node(n + 2, f, NodeKind::Function, "caller", Some(n)),
+        ],
+        vec![
+            RefRow {
+                id: r,
+                file_id: f,
+                src_id: n + 2,
+                kind: RefKind::Call,
+                name: "get_user_by_id".into(),
+                receiver: None,
+                implementor: None,
+                line: 2,
+                col: 4,
+                end_col: 18,
+            },
+            RefRow {
+                id: r + 1,
+                file_id: f,
+                src_id: n + 2,
+                kind: RefKind::Call,
+                name: "missing".into(),
+                receiver: Some("x".into()),
+                implementor: None,
+                line: 3,
+                col: 4,
+                end_col: 11,
+            },
+        ],
+        vec![],
+    )])
+    .unwrap();
+    b.write_resolution(
+        &[EdgeRow {
+            src: n + 2,
+            dst: n + 1,
+            kind: EdgeKind::Calls,
+            provenance: Provenance::Inferred,
+            confidence: Confidence::High,
+            rule: "same_file",
+            ref_id: Some(r),
+            import_id: None,
+        }],
+        &[UnresolvedRow {
+            ref_id: r + 1,
+            reason: "no_candidates",
+            candidates: 0,
+        }],
+    )
+    .unwrap();
+    if publish {
+        b.publish("{}").unwrap()
+    } else {
+        b.generation
+    }
+}
+
+#[test]
+fn publish_read_abandon_and_collect() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index.db");
+    let mut store = Store::open(&path).unwrap();
+    assert_eq!(store.active_generation_id().unwrap(), 0);
+    let g1 = build(&mut store, "h1", true);
+    assert_eq!(store.active_generation_id().unwrap(), g1);
+
+    // Readers see the published generation.
+    let reader = Store::open_read_only(&path).unwrap();
+    let hits = reader
+        .search_fts(g1, "\"user\"*", &SearchFilters::default(), 10)
+        .unwrap();
+    assert_eq!(hits[0].name, "get_user_by_id");
+    let by_name = reader.nodes_by_name(g1, "caller", 10).unwrap();
+    let callees = reader.edges_from(g1, by_name[0].id, &["calls"]).unwrap();
+    assert_eq!(callees.len(), 1);
+    assert_eq!(callees[0].site.as_ref().map(|s| s.1), Some(2));
+    let (count, sample) = reader.unresolved_named(g1, "missing", &[], 5).unwrap();
+    assert_eq!((count, sample[0].receiver.as_deref()), (1, Some("x")));
+
+    // An abandoned (crashed) build leaves the published generation active and readable.
+    let g2 = build(&mut store, "h2", false);
+    assert_eq!(store.active_generation_id().unwrap(), g1);
+    assert_eq!(reader.nodes_by_name(g1, "caller", 10).unwrap().len(), 1);
+    // The next writer collects it, and its file versions.
+    store.collect_garbage(2).unwrap();
+    assert!(store.generation(g2).unwrap().is_none());
+    assert_eq!(store.files(g1).unwrap().len(), 1);
+
+    // Two more published generations: only the newest two survive garbage collection.
+    let g3 = build(&mut store, "h3", true);
+    let g4 = build(&mut store, "h4", true);
+    store.collect_garbage(2).unwrap();
+    let ids: Vec<i64> = store.generations().unwrap().iter().map(|g| g.id).collect();
+    assert_eq!(ids, vec![g4, g3]);
+    assert_eq!(reader.nodes_by_name(g4, "caller", 10).unwrap().len(), 1);
+    assert!(reader.nodes_by_name(g1, "caller", 10).unwrap().is_empty());
+}
+
+#[test]
+fn reopening_restores_indexes_dropped_by_an_interrupted_bulk_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index.db");
+    {
+        let mut store = Store::open(&path).unwrap();
+        let mut b = store.begin_generation(None, None, false).unwrap();
+        assert!(b.begin_bulk().unwrap());
+        // Dropped here: simulate a crash before finish_bulk.
+    }
+    let mut store = Store::open(&path).unwrap();
+    let g = build(&mut store, "h", true);
+    let plan = store.explain_name_lookup().unwrap();
+    assert!(plan.contains("nodes_name"), "{plan}");
+    assert_eq!(store.nodes_by_name(g, "caller", 10).unwrap().len(), 1);
+}
+
+#[test]
+fn newer_schema_is_refused_with_advice() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index.db");
+    drop(Store::open(&path).unwrap());
+    Store::open(&path)
+        .unwrap()
+        .set_user_version_for_tests(99)
+        .unwrap();
+    let err = Store::open(&path).unwrap_err().to_string();
+    assert!(err.contains("newer Sextant"), "{err}");
+}
