@@ -510,6 +510,7 @@ pub fn index(
         edges: resolver.resolve_imports(&r_imports),
         unresolved: Vec::new(),
     };
+    resolver.link_out_of_line_members();
     let inherited = resolver.resolve_inheritance(&r_refs);
     let done_ids: rustc_hash::FxHashSet<i64> = inherited.iter().map(|(id, _)| *id).collect();
     for (_, r) in inherited {

@@ -35,6 +35,11 @@ pub struct Resolver {
     bindings: FxHashMap<i64, FileBindings>,
     /// Type → its base types (from resolved inherit/implement clauses).
     bases: FxHashMap<i64, Vec<i64>>,
+    /// (type symbol, member name) → members defined outside the type's own qualified name
+    /// (Rust `impl` blocks in another module, C++ `A::f` in a `.cpp` outside the namespace).
+    extra_members: FxHashMap<(u32, String), Vec<u32>>,
+    /// The reverse: out-of-line member → its type.
+    owner_of: FxHashMap<u32, u32>,
 }
 
 fn allowed(ref_kind: RefKind, kind: NodeKind) -> bool {
@@ -76,6 +81,8 @@ impl Resolver {
             ix: Index::build(files, symbols, rules),
             bindings: FxHashMap::default(),
             bases: FxHashMap::default(),
+            extra_members: FxHashMap::default(),
+            owner_of: FxHashMap::default(),
         }
     }
 
@@ -374,9 +381,16 @@ impl Resolver {
     /// Members named `name` of the type/namespace `s`, following base types.
     fn member(&self, s: u32, name: &str, depth: u32) -> Vec<u32> {
         let key = format!("{}.{name}", self.ix.norm[s as usize]);
-        let direct = self.ix.norm_named(&key);
+        let mut direct = self.ix.norm_named(&key).to_vec();
+        if let Some(extra) = self.extra_members.get(&(s, name.to_string())) {
+            for e in extra {
+                if !direct.contains(e) {
+                    direct.push(*e);
+                }
+            }
+        }
         if !direct.is_empty() || depth > 6 {
-            return direct.to_vec();
+            return direct;
         }
         let id = self.ix.symbols[s as usize].id;
         let mut out = Vec::new();
@@ -400,6 +414,9 @@ impl Resolver {
             if s.kind.is_type_like() {
                 return Some(i);
             }
+            if let Some(&t) = self.owner_of.get(&i) {
+                return Some(t);
+            }
             if matches!(
                 s.kind,
                 NodeKind::Method | NodeKind::Constructor | NodeKind::Function
@@ -419,6 +436,72 @@ impl Resolver {
             cur = s.parent?;
         }
         None
+    }
+
+    /// Links members written outside their type's qualified name to the type, by resolving the
+    /// owner segment of their qualified name from where they are written. Call after
+    /// [`Resolver::resolve_imports`].
+    pub fn link_out_of_line_members(&mut self) {
+        let mut extra: FxHashMap<(u32, String), Vec<u32>> = FxHashMap::default();
+        let mut owners: FxHashMap<u32, u32> = FxHashMap::default();
+        for (i, s) in self.ix.symbols.iter().enumerate() {
+            if !matches!(
+                s.kind,
+                NodeKind::Method
+                    | NodeKind::Constructor
+                    | NodeKind::Field
+                    | NodeKind::Property
+                    | NodeKind::Constant
+                    | NodeKind::TypeAlias
+            ) {
+                continue;
+            }
+            let inside_type = s
+                .parent
+                .and_then(|p| self.ix.symbol(p))
+                .is_some_and(|(_, p)| p.kind.is_type_like());
+            if inside_type {
+                continue;
+            }
+            let norm = &self.ix.norm[i];
+            let Some((owner_path, _)) = norm.rsplit_once('.') else {
+                continue;
+            };
+            let owned = self
+                .ix
+                .norm_named(owner_path)
+                .iter()
+                .any(|&t| self.ix.symbols[t as usize].kind.is_type_like());
+            if owned {
+                continue;
+            }
+            let Some(file) = self.ix.file(s.file) else {
+                continue;
+            };
+            let owner = owner_path.rsplit('.').next().unwrap_or(owner_path);
+            let probe = Ref {
+                id: -1,
+                file: s.file,
+                src: s.parent.unwrap_or(file.node),
+                kind: RefKind::Type,
+                name: owner.to_string(),
+                receiver: None,
+                implementor: None,
+            };
+            if let Resolution::Edges(edges) = self.resolve_plain(&probe, file, owner) {
+                if edges.len() != 1 {
+                    continue;
+                }
+                if let Some((t, ts)) = self.ix.symbol(edges[0].dst)
+                    && ts.kind.is_type_like()
+                {
+                    extra.entry((t, s.name.clone())).or_default().push(i as u32);
+                    owners.insert(i as u32, t);
+                }
+            }
+        }
+        self.extra_members = extra;
+        self.owner_of = owners;
     }
 
     /// Resolves inheritance and implementation clauses first, so member lookups can follow them.
@@ -839,6 +922,7 @@ impl Resolver {
             edges: self.resolve_imports(imports),
             unresolved: Vec::new(),
         };
+        self.link_out_of_line_members();
         let mut done = FxHashSet::default();
         for (id, resolution) in self.resolve_inheritance(refs) {
             done.insert(id);
