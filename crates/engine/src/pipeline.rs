@@ -606,6 +606,7 @@ pub fn index(
     summary.phases = phases;
     summary.wall_seconds = started.elapsed().as_secs_f64();
     summary.db_bytes = store.size_bytes();
+    store.set_generation_stats(generation, &summary_json(&summary))?;
     Ok(summary)
 }
 

@@ -153,7 +153,12 @@ impl Repo {
                     );
                 }
             }
+            // Words fill the list, unless one identifier was asked for and found exactly: then
+            // loosely related symbols would only be noise (and the slow part of the search).
+            let exact_found = hits.iter().any(|h| h.matched == "exact");
+            let several_words = query.split_whitespace().nth(1).is_some();
             if (hits.len() as u32) < limit
+                && (several_words || !exact_found)
                 && let Some(fts) = sextant_search::fts_query(query)
             {
                 add(

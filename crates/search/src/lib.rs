@@ -54,13 +54,25 @@ pub fn name_tokens(name: &str) -> String {
 /// A safe FTS5 match expression for a user query: every word (split like identifiers) must match
 /// as a prefix. `None` when the query has no searchable characters.
 pub fn fts_query(query: &str) -> Option<String> {
-    let mut terms = Vec::new();
-    for raw in query.split_whitespace() {
-        for word in split_identifier(raw) {
-            terms.push(format!("\"{}\"*", word.replace('"', "")));
-        }
-    }
-    (!terms.is_empty()).then(|| terms.join(" AND "))
+    let words: Vec<String> = query
+        .split_whitespace()
+        .flat_map(split_identifier)
+        .map(|w| w.replace('"', ""))
+        .collect();
+    // Whole words match whole tokens; only the last word is a prefix (it may still be typed).
+    let last = words.len().checked_sub(1)?;
+    let terms: Vec<String> = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            if i == last {
+                format!("\"{w}\"*")
+            } else {
+                format!("\"{w}\"")
+            }
+        })
+        .collect();
+    Some(terms.join(" AND "))
 }
 
 /// Levenshtein distance in chars, giving up (returning `limit + 1`) once it exceeds `limit`.
@@ -107,11 +119,11 @@ mod tests {
 
     #[test]
     fn queries_are_safe_fts() {
-        assert_eq!(fts_query("user id").unwrap(), "\"user\"* AND \"id\"*");
-        assert_eq!(fts_query("getUser").unwrap(), "\"get\"* AND \"user\"*");
+        assert_eq!(fts_query("user id").unwrap(), "\"user\" AND \"id\"*");
+        assert_eq!(fts_query("getUser").unwrap(), "\"get\" AND \"user\"*");
         assert_eq!(
             fts_query("\" OR 1=1 --").unwrap(),
-            "\"or\"* AND \"1\"* AND \"1\"*"
+            "\"or\" AND \"1\" AND \"1\"*"
         );
         assert_eq!(fts_query("  ()  "), None);
     }

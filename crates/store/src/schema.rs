@@ -123,6 +123,7 @@ CREATE VIRTUAL TABLE nodes_fts USING fts5(
     tokenize = 'unicode61 remove_diacritics 2'
 );
 
+INSERT INTO nodes_fts(nodes_fts, rank) VALUES ('rank', 'bm25(10.0, 4.0, 1.0, 0.5)');
 INSERT INTO meta(key, value) VALUES ('active_generation', '0');
 "#;
 
@@ -131,6 +132,8 @@ INSERT INTO meta(key, value) VALUES ('active_generation', '0');
 /// makes sure they exist, so a crash in between cannot leave a database without them.
 pub(crate) const SECONDARY_INDEXES: &str = r#"
 CREATE INDEX IF NOT EXISTS nodes_name ON nodes(name);
+CREATE INDEX IF NOT EXISTS nodes_name_nocase ON nodes(name COLLATE NOCASE);
+CREATE INDEX IF NOT EXISTS refs_src ON refs(src_id);
 CREATE INDEX IF NOT EXISTS nodes_qname ON nodes(qname);
 CREATE INDEX IF NOT EXISTS nodes_stable ON nodes(stable_id);
 CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file_id);
@@ -145,6 +148,8 @@ CREATE INDEX IF NOT EXISTS edges_dst ON edges(generation, dst, kind);
 /// Names of [`SECONDARY_INDEXES`].
 pub(crate) const SECONDARY_INDEX_NAMES: &[&str] = &[
     "nodes_name",
+    "nodes_name_nocase",
+    "refs_src",
     "nodes_qname",
     "nodes_stable",
     "nodes_file",

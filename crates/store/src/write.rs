@@ -419,11 +419,28 @@ impl GenerationBuilder<'_> {
             )?;
             Ok(())
         })?;
+        // Planner statistics (bounded sampling): without them SQLite may scan `unresolved`
+        // instead of using `refs_name` for completeness queries.
+        let _ = self
+            .store
+            .conn
+            .execute_batch("PRAGMA analysis_limit = 1000; ANALYZE;");
         Ok(generation)
     }
 }
 
 impl Store {
+    /// Replaces a generation's stored summary (written once its final timings are known).
+    pub fn set_generation_stats(&mut self, generation: i64, stats_json: &str) -> Result<()> {
+        self.in_write_tx(|c| {
+            c.execute(
+                "UPDATE generations SET stats = ?2 WHERE id = ?1",
+                params![generation, stats_json],
+            )?;
+            Ok(())
+        })
+    }
+
     /// Marks a generation as containing uncommitted files.
     pub fn mark_dirty(&mut self, generation: i64) -> Result<()> {
         self.in_write_tx(|c| {
