@@ -473,6 +473,7 @@ pub fn index(
                     file: n.file_id,
                     kind: n.kind,
                     name: n.name,
+                    declaration: n.modifiers.split(',').any(|m| m == "declaration"),
                     qname: n.qname,
                     parent: n.parent_id,
                 }),
@@ -720,6 +721,7 @@ fn file_rows(
             name: d.name.clone(),
             qname,
             parent: Some(parent),
+            declaration: d.modifiers.iter().any(|m| m == "declaration"),
         });
     }
     next.node += facts.definitions.len() as i64;

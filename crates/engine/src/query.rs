@@ -212,6 +212,17 @@ impl Repo {
                 })
                 .collect()
         };
+        if candidates.len() > 1 {
+            // A prototype and its definition are one symbol: answer with the definition.
+            let defined: Vec<String> = candidates
+                .iter()
+                .filter(|n| !n.modifiers.split(',').any(|m| m == "declaration"))
+                .map(|n| n.qname.clone())
+                .collect();
+            candidates.retain(|n| {
+                !n.modifiers.split(',').any(|m| m == "declaration") || !defined.contains(&n.qname)
+            });
+        }
         if candidates.len() > 1 && segs.len() == 1 {
             // Prefer definitions over sections that merely share a heading.
             let code: Vec<NodeRow> = candidates

@@ -196,6 +196,16 @@ pub(crate) fn assemble(
                     visibility = Visibility::Private;
                 }
                 let doc = documentation(language, def, outer, text);
+                // A callable without a body is a declaration (C prototype, trait or interface
+                // method, abstract method, overload signature).
+                let mut modifiers = modifiers;
+                if kind.is_callable()
+                    && kind != NodeKind::Macro
+                    && def.body.is_none()
+                    && def.node.child_by_field_name("body").is_none()
+                {
+                    modifiers.push("declaration".into());
+                }
                 let complexity = kind
                     .is_callable()
                     .then(|| complexity(tools, def.node, &callable_nodes));

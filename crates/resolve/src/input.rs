@@ -56,6 +56,9 @@ pub struct Symbol {
     pub name: String,
     pub qname: String,
     pub parent: Option<i64>,
+    /// Declared without a body (C prototype, interface method): a definition with the same
+    /// qualified name is preferred.
+    pub declaration: bool,
 }
 
 /// A reference site.

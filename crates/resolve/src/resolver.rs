@@ -551,14 +551,35 @@ impl Resolver {
     fn keep(&self, r: &Ref, file: &FileCtx, cands: &[u32]) -> Vec<u32> {
         let fam = self.ix.family_of_lang[file.lang];
         let mut seen = FxHashSet::default();
-        cands
+        let kept: Vec<u32> = cands
             .iter()
             .copied()
             .filter(|&c| {
                 let s = &self.ix.symbols[c as usize];
                 allowed(r.kind, s.kind) && self.ix.family[c as usize] == fam && seen.insert(c)
             })
-            .collect()
+            .collect();
+        // A declaration (prototype) and its definition are one symbol to a caller: keep the
+        // definition.
+        if kept.len() > 1
+            && kept
+                .iter()
+                .any(|&c| self.ix.symbols[c as usize].declaration)
+        {
+            let defined: FxHashSet<&str> = kept
+                .iter()
+                .filter(|&&c| !self.ix.symbols[c as usize].declaration)
+                .map(|&c| self.ix.norm[c as usize].as_str())
+                .collect();
+            return kept
+                .into_iter()
+                .filter(|&c| {
+                    !self.ix.symbols[c as usize].declaration
+                        || !defined.contains(self.ix.norm[c as usize].as_str())
+                })
+                .collect();
+        }
+        kept
     }
 
     fn edges_to(

@@ -106,6 +106,8 @@ pub struct ResolveNode {
     pub name: String,
     pub qname: String,
     pub parent_id: Option<i64>,
+    /// Comma-separated modifiers (`declaration`, `static`, ...).
+    pub modifiers: String,
 }
 
 /// A reference as the resolver needs it.

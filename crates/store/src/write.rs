@@ -318,7 +318,7 @@ impl GenerationBuilder<'_> {
         let run = || -> rusqlite::Result<_> {
             let nodes = c
                 .prepare(
-                    "SELECT n.id, n.file_id, n.kind, n.name, n.qname, n.parent_id
+                    "SELECT n.id, n.file_id, n.kind, n.name, n.qname, n.parent_id, n.modifiers
                      FROM gen_files g JOIN nodes n ON n.file_id = g.file_id
                      WHERE g.generation = ?1 AND g.file_id < ?2 ORDER BY n.id",
                 )?
@@ -331,6 +331,7 @@ impl GenerationBuilder<'_> {
                         name: r.get(3)?,
                         qname: r.get(4)?,
                         parent_id: r.get(5)?,
+                        modifiers: r.get(6)?,
                     })
                 })?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
