@@ -506,28 +506,42 @@ pub fn index(
     progress(Progress::Resolving {
         references: r_refs.len() as u64,
     });
-    let mut resolver = resolve::Resolver::new(r_files, r_symbols, rules);
-    let mut output = resolve::Output {
-        edges: resolver.resolve_imports(&r_imports),
-        unresolved: Vec::new(),
-    };
-    resolver.link_out_of_line_members();
-    let inherited = resolver.resolve_inheritance(&r_refs);
-    let done_ids: rustc_hash::FxHashSet<i64> = inherited.iter().map(|(id, _)| *id).collect();
-    for (_, r) in inherited {
-        resolve::push(&mut output, r);
-    }
-    let resolver = &resolver;
-    let rest: Vec<resolve::Resolution> = pool.install(|| {
-        r_refs
-            .par_iter()
-            .filter(|r| !done_ids.contains(&r.id))
-            .map(|r| resolver.resolve(r))
-            .collect()
+    // Resolution runs in memory on the worker pool while this thread builds the file-version
+    // indexes of a bulk load: the two overlap instead of adding up.
+    let (output, indexes) = std::thread::scope(|scope| {
+        let resolution = scope.spawn(|| {
+            let mut resolver = resolve::Resolver::new(r_files, r_symbols, rules);
+            let mut output = resolve::Output {
+                edges: resolver.resolve_imports(&r_imports),
+                unresolved: Vec::new(),
+            };
+            resolver.link_out_of_line_members();
+            let inherited = resolver.resolve_inheritance(&r_refs);
+            let done_ids: rustc_hash::FxHashSet<i64> =
+                inherited.iter().map(|(id, _)| *id).collect();
+            for (_, r) in inherited {
+                resolve::push(&mut output, r);
+            }
+            let resolver = &resolver;
+            let rest: Vec<resolve::Resolution> = pool.install(|| {
+                r_refs
+                    .par_iter()
+                    .filter(|r| !done_ids.contains(&r.id))
+                    .map(|r| resolver.resolve(r))
+                    .collect()
+            });
+            for r in rest {
+                resolve::push(&mut output, r);
+            }
+            output
+        });
+        let indexes = builder.build_file_indexes();
+        let output = resolution
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (output, indexes)
     });
-    for r in rest {
-        resolve::push(&mut output, r);
-    }
+    indexes?;
     mark("resolve", &mut phases);
 
     let edges: Vec<EdgeRow> = output

@@ -145,6 +145,20 @@ CREATE INDEX IF NOT EXISTS edges_src ON edges(generation, src, kind);
 CREATE INDEX IF NOT EXISTS edges_dst ON edges(generation, dst, kind);
 "#;
 
+/// The part of [`SECONDARY_INDEXES`] on the file-version tables (nodes, refs, imports).
+pub(crate) const FILE_INDEXES: &str = r#"
+CREATE INDEX IF NOT EXISTS nodes_name ON nodes(name);
+CREATE INDEX IF NOT EXISTS nodes_name_nocase ON nodes(name COLLATE NOCASE);
+CREATE INDEX IF NOT EXISTS refs_src ON refs(src_id);
+CREATE INDEX IF NOT EXISTS nodes_qname ON nodes(qname);
+CREATE INDEX IF NOT EXISTS nodes_stable ON nodes(stable_id);
+CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file_id);
+CREATE INDEX IF NOT EXISTS nodes_parent ON nodes(parent_id);
+CREATE INDEX IF NOT EXISTS refs_file ON refs(file_id);
+CREATE INDEX IF NOT EXISTS refs_name ON refs(name);
+CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
+"#;
+
 /// Names of [`SECONDARY_INDEXES`].
 pub(crate) const SECONDARY_INDEX_NAMES: &[&str] = &[
     "nodes_name",

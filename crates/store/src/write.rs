@@ -395,6 +395,16 @@ impl GenerationBuilder<'_> {
         Ok(self.bulk)
     }
 
+    /// Builds the indexes of the file-version tables (nodes, refs, imports) after a bulk load;
+    /// the edge indexes follow in [`GenerationBuilder::finish_bulk`].
+    pub fn build_file_indexes(&mut self) -> Result<()> {
+        if self.bulk {
+            self.store
+                .in_write_tx(|c| c.execute_batch(crate::schema::FILE_INDEXES))?;
+        }
+        Ok(())
+    }
+
     /// Rebuilds the secondary indexes after a bulk load.
     pub fn finish_bulk(&mut self) -> Result<()> {
         if self.bulk {
