@@ -352,7 +352,13 @@ impl Store {
 
     /// Nodes of a generation with exactly this name.
     pub fn nodes_by_name(&self, generation: i64, name: &str, limit: u32) -> Result<Vec<NodeRow>> {
-        self.nodes_where(generation, "n.name = ?2", name, limit)
+        // The case-insensitive index finds the candidates; the second test keeps exact case.
+        self.nodes_where(
+            generation,
+            "n.name = ?2 COLLATE NOCASE AND n.name = ?2",
+            name,
+            limit,
+        )
     }
 
     /// Nodes of a generation with exactly this qualified name.

@@ -131,7 +131,6 @@ INSERT INTO meta(key, value) VALUES ('active_generation', '0');
 /// them once after loading (much faster than maintaining them row by row); `Store::open` always
 /// makes sure they exist, so a crash in between cannot leave a database without them.
 pub(crate) const SECONDARY_INDEXES: &str = r#"
-CREATE INDEX IF NOT EXISTS nodes_name ON nodes(name);
 CREATE INDEX IF NOT EXISTS nodes_name_nocase ON nodes(name COLLATE NOCASE);
 CREATE INDEX IF NOT EXISTS refs_src ON refs(src_id);
 CREATE INDEX IF NOT EXISTS nodes_qname ON nodes(qname);
@@ -147,7 +146,6 @@ CREATE INDEX IF NOT EXISTS edges_dst ON edges(generation, dst, kind);
 
 /// The part of [`SECONDARY_INDEXES`] on the file-version tables (nodes, refs, imports).
 pub(crate) const FILE_INDEXES: &str = r#"
-CREATE INDEX IF NOT EXISTS nodes_name ON nodes(name);
 CREATE INDEX IF NOT EXISTS nodes_name_nocase ON nodes(name COLLATE NOCASE);
 CREATE INDEX IF NOT EXISTS refs_src ON refs(src_id);
 CREATE INDEX IF NOT EXISTS nodes_qname ON nodes(qname);
@@ -161,7 +159,6 @@ CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
 
 /// Names of [`SECONDARY_INDEXES`].
 pub(crate) const SECONDARY_INDEX_NAMES: &[&str] = &[
-    "nodes_name",
     "nodes_name_nocase",
     "refs_src",
     "nodes_qname",
