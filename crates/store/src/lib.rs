@@ -157,7 +157,7 @@ impl Store {
     pub fn explain_name_lookup(&self) -> Result<String> {
         let mut stmt = self
             .conn
-            .prepare("EXPLAIN QUERY PLAN SELECT id FROM nodes WHERE name = 'x'")
+            .prepare("EXPLAIN QUERY PLAN SELECT id FROM nodes WHERE name = 'x' COLLATE NOCASE")
             .map_err(|e| self.err(e))?;
         let rows: Vec<String> = stmt
             .query_map([], |r| r.get::<_, String>(3))
