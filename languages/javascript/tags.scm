@@ -133,13 +133,7 @@
       object: (_) @receiver
       property: (property_identifier) @name))) @reference.decorate
 
-; JSX (javascript grammar; the typescript grammar has no JSX, tsx has its own patterns):
-; an opening or self-closing tag `<Component ...>` is a call of the component.
-((_ "<" name: (identifier) @name) @reference.call
-  (#match? @name "^[A-Z]"))
-(_ "<" name: (member_expression
-  object: (_) @receiver
-  property: (property_identifier) @name)) @reference.call
+; JSX patterns live in jsx.scm (the typescript grammar, which inherits this file, has no JSX).
 
 ; `require('x')` and `import('x')` are imports, not calls
 ((call_expression function: (identifier) @name) @reference.call

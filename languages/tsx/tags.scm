@@ -1,5 +1,5 @@
-; TSX: Sextant's own query for JSX. The typescript and javascript queries are appended after this one
-; (`inherits`; inheritance is not transitive, so both are listed).
+; TSX: Sextant's own query for JSX. The typescript query and javascript's tags.scm are appended
+; after this one (`inherits`; inheritance is not transitive, so both are listed).
 
 ; ---- references
 ; A capitalized tag is a component: `<Button />` and `<Layout.Main>` are calls of it

@@ -178,7 +178,8 @@ pub struct Manifest {
     /// Query files of this folder, run in order (first match of a node wins).
     #[serde(default = "default_queries")]
     pub queries: Vec<String>,
-    /// Languages whose queries are appended after ours (TypeScript inherits JavaScript).
+    /// Languages whose queries are appended after ours: `javascript` (all its query files) or
+    /// `javascript/tags.scm` (one file). TypeScript inherits JavaScript's tags.scm.
     #[serde(default)]
     pub inherits: Vec<String>,
     /// Separator between qualified-name segments.

@@ -110,6 +110,7 @@ impl Registry {
     /// resolved among the given folders and the languages already loaded.
     pub fn add_folders(&mut self, folders: &[(&str, &[(&str, &str)])]) -> Result<(), LoadError> {
         let mut manifests = Vec::new();
+        let mut query_files: HashMap<(String, String), String> = HashMap::new();
         for (folder, files) in folders {
             let file = |name: &str| files.iter().find(|(n, _)| *n == name).map(|(_, c)| *c);
             let text = file("language.toml").ok_or_else(|| LoadError {
@@ -122,6 +123,11 @@ impl Registry {
                 file: "language.toml".into(),
                 message: e.to_string(),
             })?;
+            for (name, text) in files.iter() {
+                if name.ends_with(".scm") {
+                    query_files.insert((manifest.id.clone(), name.to_string()), text.to_string());
+                }
+            }
             let mut own = String::new();
             for query in &manifest.queries {
                 let text = file(query).ok_or_else(|| LoadError {
@@ -141,9 +147,12 @@ impl Registry {
         for (manifest, own) in manifests {
             let mut source = own;
             for parent in &manifest.inherits {
-                let inherited = own_sources
-                    .get(parent)
-                    .cloned()
+                let one_file = parent
+                    .split_once('/')
+                    .and_then(|(lang, file)| query_files.get(&(lang.to_string(), file.to_string())))
+                    .cloned();
+                let inherited = one_file
+                    .or_else(|| own_sources.get(parent).cloned())
                     .or_else(|| self.get(parent).map(|l| l.query_source.clone()))
                     .ok_or_else(|| LoadError {
                         language: manifest.id.clone(),
