@@ -503,6 +503,9 @@ fn visibility_and_modifiers(
     if exported && !modifiers.iter().any(|m| m == "export") {
         modifiers.insert(0, "export".into());
     }
+    // Members of interfaces, traits and enums take their owner's visibility, unless the language
+    // decides visibility by naming (Go: `reset()` in an exported interface is still unexported).
+    let inherited = inherited.filter(|_| vis.convention.is_empty());
     if let Some(v) = explicit.or(inherited) {
         return (v, modifiers);
     }
