@@ -189,6 +189,7 @@ pub(crate) fn assemble(
                         member: in_type,
                         inherited,
                         name_id: Some(name_node.id()),
+                        owner_kind: parent_def.map(|p| facts.definitions[p as usize].kind),
                     },
                     text,
                 );
@@ -414,6 +415,8 @@ struct Site<'a, 't> {
     inherited: Option<Visibility>,
     /// The definition's name node, never a modifier (`fun open()`).
     name_id: Option<usize>,
+    /// The kind of the type owning this member, if any.
+    owner_kind: Option<NodeKind>,
 }
 
 fn visibility_and_modifiers(
@@ -429,6 +432,7 @@ fn visibility_and_modifiers(
         member,
         inherited,
         name_id,
+        owner_kind,
     } = site;
     let vis = &language.manifest.visibility;
     let mods = &language.manifest.modifiers;
@@ -548,7 +552,10 @@ fn visibility_and_modifiers(
         _ => {}
     }
     let v = if member {
-        language.member_default_visibility
+        owner_kind
+            .and_then(|k| language.member_defaults.iter().find(|(o, _)| *o == k))
+            .map(|(_, v)| *v)
+            .unwrap_or(language.member_default_visibility)
     } else {
         language.default_visibility
     };

@@ -78,6 +78,8 @@ pub struct VisibilityRules {
     pub default: String,
     /// For members of types when nothing in the source says otherwise.
     pub member_default: String,
+    /// Member defaults by the owner's kind (C++: `class` members are private, `struct` public).
+    pub member_defaults: BTreeMap<String, String>,
     /// Keyword text → visibility (`pub` → `public`, `pub(crate)` → `crate`).
     pub keywords: BTreeMap<String, String>,
     /// Node kinds whose whole text is looked up in `keywords` (Rust `visibility_modifier`).
@@ -99,6 +101,7 @@ impl Default for VisibilityRules {
         VisibilityRules {
             default: "public".into(),
             member_default: "public".into(),
+            member_defaults: BTreeMap::new(),
             keywords: BTreeMap::new(),
             keyword_kinds: Vec::new(),
             modifier_containers: Vec::new(),

@@ -30,6 +30,8 @@ pub struct Language {
     pub query_source: String,
     pub default_visibility: Visibility,
     pub member_default_visibility: Visibility,
+    /// Member defaults by owner kind.
+    pub member_defaults: Vec<(NodeKind, Visibility)>,
     pub unexported_visibility: Visibility,
     pub keyword_visibility: Vec<(String, Visibility)>,
     pub file_definition: Option<NodeKind>,
@@ -180,6 +182,15 @@ impl Registry {
         let vis = &manifest.visibility;
         let default_visibility = parse_visibility(&id, &vis.default)?;
         let member_default_visibility = parse_visibility(&id, &vis.member_default)?;
+        let mut member_defaults = Vec::new();
+        for (kind, v) in &vis.member_defaults {
+            let kind = NodeKind::parse(kind).ok_or_else(|| LoadError {
+                language: id.clone(),
+                file: "language.toml".into(),
+                message: format!("unknown node kind {kind:?} in visibility.member_defaults"),
+            })?;
+            member_defaults.push((kind, parse_visibility(&id, v)?));
+        }
         let unexported_visibility = parse_visibility(&id, &vis.unexported)?;
         let mut keyword_visibility = Vec::new();
         for (keyword, v) in &vis.keywords {
@@ -199,6 +210,7 @@ impl Registry {
             query_source,
             default_visibility,
             member_default_visibility,
+            member_defaults,
             unexported_visibility,
             keyword_visibility,
             file_definition,
