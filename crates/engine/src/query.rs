@@ -384,21 +384,7 @@ impl Repo {
         Ok(Completeness::LowerBound {
             unresolved,
             ambiguous,
-            sample: sample
-                .into_iter()
-                .map(|s| UnresolvedSite {
-                    site: Site {
-                        path: s.path,
-                        line: s.line,
-                        col: s.col,
-                    },
-                    kind: s.kind,
-                    name: s.name,
-                    receiver: s.receiver,
-                    reason: s.reason,
-                    candidates: s.candidates,
-                })
-                .collect(),
+            sample: sample.into_iter().map(unresolved_site).collect(),
         })
     }
 
@@ -479,18 +465,7 @@ impl Repo {
                                     sample: unresolved
                                         .into_iter()
                                         .take(5)
-                                        .map(|s| UnresolvedSite {
-                                            site: Site {
-                                                path: s.path,
-                                                line: s.line,
-                                                col: s.col,
-                                            },
-                                            kind: s.kind,
-                                            name: s.name,
-                                            receiver: s.receiver,
-                                            reason: s.reason,
-                                            candidates: s.candidates,
-                                        })
+                                        .map(unresolved_site)
                                         .collect(),
                                 }
                             }
@@ -670,6 +645,21 @@ impl Repo {
     /// The generation answers come from.
     pub fn generation(&self) -> i64 {
         self.generation
+    }
+}
+
+fn unresolved_site(s: sextant_store::RefSite) -> UnresolvedSite {
+    UnresolvedSite {
+        site: Site {
+            path: s.path,
+            line: s.line,
+            col: s.col,
+        },
+        kind: s.kind,
+        name: s.name,
+        receiver: s.receiver,
+        reason: s.reason,
+        candidates: s.candidates,
     }
 }
 

@@ -68,10 +68,7 @@ impl Store {
             schema::MigrateError::Sqlite(e) => wrap(path, e),
             schema::MigrateError::TooNew(v) => StoreError::TooNew(path.display().to_string(), v),
         })?;
-        store
-            .conn
-            .execute_batch(schema::SECONDARY_INDEXES)
-            .map_err(|e| wrap(path, e))?;
+        schema::create_indexes(&store.conn, false).map_err(|e| wrap(path, e))?;
         Ok(store)
     }
 

@@ -541,73 +541,27 @@ impl Store {
         self.edges(generation, id, false, kinds)
     }
 
-    /// Unresolved (or ambiguous-beyond-limit) references of a generation with this name:
-    /// total count and the first `sample` sites.
-    pub fn unresolved_named(
+    /// Unresolved references of a generation matching `condition` on `refs r` (bound to ?2),
+    /// optionally of some kinds.
+    fn unresolved_where(
         &self,
         generation: i64,
-        name: &str,
-        kinds: &[&str],
-        sample: u32,
-    ) -> Result<(u64, Vec<RefSite>)> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT r.id, f.path, r.line, r.col, r.kind, r.name, r.receiver, r.src_id, u.reason,
-                        u.candidates
-                 FROM refs r
-                 JOIN unresolved u ON u.ref_id = r.id AND u.generation = ?1
-                 JOIN file_versions f ON f.id = r.file_id
-                 WHERE r.name = ?2
-                 ORDER BY f.path, r.line, r.col",
-            )
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map(params![generation, name], |r| {
-                Ok(RefSite {
-                    ref_id: r.get(0)?,
-                    path: r.get(1)?,
-                    line: r.get(2)?,
-                    col: r.get(3)?,
-                    kind: r.get(4)?,
-                    name: r.get(5)?,
-                    receiver: r.get(6)?,
-                    src_id: r.get(7)?,
-                    reason: r.get(8)?,
-                    candidates: r.get(9)?,
-                })
-            })
-            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
-            .map_err(|e| self.err(e))?;
-        let rows: Vec<RefSite> = rows
-            .into_iter()
-            .filter(|r| kinds.is_empty() || kinds.contains(&r.kind.as_str()))
-            .collect();
-        let count = rows.len() as u64;
-        Ok((count, rows.into_iter().take(sample as usize).collect()))
-    }
-
-    /// Unresolved references made from inside a node (for callees completeness).
-    pub fn unresolved_from(
-        &self,
-        generation: i64,
-        src: i64,
+        condition: &str,
+        value: &dyn rusqlite::ToSql,
         kinds: &[&str],
     ) -> Result<Vec<RefSite>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT r.id, f.path, r.line, r.col, r.kind, r.name, r.receiver, r.src_id, u.reason,
-                        u.candidates
-                 FROM refs r
-                 JOIN unresolved u ON u.ref_id = r.id AND u.generation = ?1
-                 JOIN file_versions f ON f.id = r.file_id
-                 WHERE r.src_id = ?2
-                 ORDER BY r.line, r.col",
-            )
-            .map_err(|e| self.err(e))?;
+        let sql = format!(
+            "SELECT r.id, f.path, r.line, r.col, r.kind, r.name, r.receiver, r.src_id, u.reason,
+                    u.candidates
+             FROM refs r
+             JOIN unresolved u ON u.ref_id = r.id AND u.generation = ?1
+             JOIN file_versions f ON f.id = r.file_id
+             WHERE {condition}
+             ORDER BY f.path, r.line, r.col"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
         let rows = stmt
-            .query_map(params![generation, src], |r| {
+            .query_map(params![generation, value], |r| {
                 Ok(RefSite {
                     ref_id: r.get(0)?,
                     path: r.get(1)?,
@@ -627,6 +581,30 @@ impl Store {
             .into_iter()
             .filter(|r| kinds.is_empty() || kinds.contains(&r.kind.as_str()))
             .collect())
+    }
+
+    /// Unresolved (or ambiguous-beyond-limit) references of a generation with this name:
+    /// total count and the first `sample` sites.
+    pub fn unresolved_named(
+        &self,
+        generation: i64,
+        name: &str,
+        kinds: &[&str],
+        sample: u32,
+    ) -> Result<(u64, Vec<RefSite>)> {
+        let rows = self.unresolved_where(generation, "r.name = ?2", &name, kinds)?;
+        let count = rows.len() as u64;
+        Ok((count, rows.into_iter().take(sample as usize).collect()))
+    }
+
+    /// Unresolved references made from inside a node (for callees completeness).
+    pub fn unresolved_from(
+        &self,
+        generation: i64,
+        src: i64,
+        kinds: &[&str],
+    ) -> Result<Vec<RefSite>> {
+        self.unresolved_where(generation, "r.src_id = ?2", &src, kinds)
     }
 
     fn histogram(&self, sql: &str, generation: i64) -> Result<Histogram> {

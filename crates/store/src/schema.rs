@@ -127,50 +127,35 @@ INSERT INTO nodes_fts(nodes_fts, rank) VALUES ('rank', 'bm25(10.0, 4.0, 1.0, 0.5
 INSERT INTO meta(key, value) VALUES ('active_generation', '0');
 "#;
 
-/// Secondary indexes of the bulk tables. A first index of an empty database drops them and builds
-/// them once after loading (much faster than maintaining them row by row); `Store::open` always
-/// makes sure they exist, so a crash in between cannot leave a database without them.
-pub(crate) const SECONDARY_INDEXES: &str = r#"
-CREATE INDEX IF NOT EXISTS nodes_name_nocase ON nodes(name COLLATE NOCASE);
-CREATE INDEX IF NOT EXISTS refs_src ON refs(src_id);
-CREATE INDEX IF NOT EXISTS nodes_qname ON nodes(qname);
-CREATE INDEX IF NOT EXISTS nodes_stable ON nodes(stable_id);
-CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file_id);
-CREATE INDEX IF NOT EXISTS nodes_parent ON nodes(parent_id);
-CREATE INDEX IF NOT EXISTS refs_file ON refs(file_id);
-CREATE INDEX IF NOT EXISTS refs_name ON refs(name);
-CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
-CREATE INDEX IF NOT EXISTS edges_src ON edges(generation, src, kind);
-CREATE INDEX IF NOT EXISTS edges_dst ON edges(generation, dst, kind);
-"#;
-
-/// The part of [`SECONDARY_INDEXES`] on the file-version tables (nodes, refs, imports).
-pub(crate) const FILE_INDEXES: &str = r#"
-CREATE INDEX IF NOT EXISTS nodes_name_nocase ON nodes(name COLLATE NOCASE);
-CREATE INDEX IF NOT EXISTS refs_src ON refs(src_id);
-CREATE INDEX IF NOT EXISTS nodes_qname ON nodes(qname);
-CREATE INDEX IF NOT EXISTS nodes_stable ON nodes(stable_id);
-CREATE INDEX IF NOT EXISTS nodes_file ON nodes(file_id);
-CREATE INDEX IF NOT EXISTS nodes_parent ON nodes(parent_id);
-CREATE INDEX IF NOT EXISTS refs_file ON refs(file_id);
-CREATE INDEX IF NOT EXISTS refs_name ON refs(name);
-CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
-"#;
-
-/// Names of [`SECONDARY_INDEXES`].
-pub(crate) const SECONDARY_INDEX_NAMES: &[&str] = &[
-    "nodes_name_nocase",
-    "refs_src",
-    "nodes_qname",
-    "nodes_stable",
-    "nodes_file",
-    "nodes_parent",
-    "refs_file",
-    "refs_name",
-    "imports_file",
-    "edges_src",
-    "edges_dst",
+/// Secondary indexes of the bulk tables, as (name, `table(columns)`); the edge indexes come last.
+/// A first index of an empty database drops them and builds them once after loading (much faster
+/// than maintaining them row by row); `Store::open` always makes sure they exist, so a crash in
+/// between cannot leave a database without them.
+pub(crate) const SECONDARY_INDEXES: &[(&str, &str)] = &[
+    ("nodes_name_nocase", "nodes(name COLLATE NOCASE)"),
+    ("nodes_qname", "nodes(qname)"),
+    ("nodes_stable", "nodes(stable_id)"),
+    ("nodes_file", "nodes(file_id)"),
+    ("nodes_parent", "nodes(parent_id)"),
+    ("refs_file", "refs(file_id)"),
+    ("refs_name", "refs(name)"),
+    ("refs_src", "refs(src_id)"),
+    ("imports_file", "imports(file_id)"),
+    ("edges_src", "edges(generation, src, kind)"),
+    ("edges_dst", "edges(generation, dst, kind)"),
 ];
+
+/// Creates the secondary indexes that are missing: all of them, or only those of the
+/// file-version tables (nodes, refs, imports).
+pub(crate) fn create_indexes(conn: &Connection, file_tables_only: bool) -> rusqlite::Result<()> {
+    for (name, on) in SECONDARY_INDEXES {
+        if file_tables_only && on.starts_with("edges(") {
+            continue;
+        }
+        conn.execute_batch(&format!("CREATE INDEX IF NOT EXISTS {name} ON {on}"))?;
+    }
+    Ok(())
+}
 
 pub(crate) enum MigrateError {
     Sqlite(rusqlite::Error),
@@ -195,7 +180,7 @@ pub(crate) fn migrate(conn: &Connection) -> Result<(), MigrateError> {
         // Another process may have migrated while we waited for the lock.
         if version(conn)? < 1 {
             conn.execute_batch(V1)?;
-            conn.execute_batch(SECONDARY_INDEXES)?;
+            create_indexes(conn, false)?;
             conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         }
         conn.execute_batch("COMMIT")

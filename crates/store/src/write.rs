@@ -385,7 +385,7 @@ impl GenerationBuilder<'_> {
         let empty = self.store.active_generation_id()? == 0 && self.first.file == 1;
         if empty {
             self.store.in_write_tx(|c| {
-                for name in crate::schema::SECONDARY_INDEX_NAMES {
+                for (name, _) in crate::schema::SECONDARY_INDEXES {
                     c.execute_batch(&format!("DROP INDEX IF EXISTS {name}"))?;
                 }
                 Ok(())
@@ -400,7 +400,7 @@ impl GenerationBuilder<'_> {
     pub fn build_file_indexes(&mut self) -> Result<()> {
         if self.bulk {
             self.store
-                .in_write_tx(|c| c.execute_batch(crate::schema::FILE_INDEXES))?;
+                .in_write_tx(|c| crate::schema::create_indexes(c, true))?;
         }
         Ok(())
     }
@@ -409,7 +409,7 @@ impl GenerationBuilder<'_> {
     pub fn finish_bulk(&mut self) -> Result<()> {
         if self.bulk {
             self.store
-                .in_write_tx(|c| c.execute_batch(crate::schema::SECONDARY_INDEXES))?;
+                .in_write_tx(|c| crate::schema::create_indexes(c, false))?;
             self.bulk = false;
         }
         Ok(())
