@@ -688,6 +688,11 @@ fn file_rows(
         lang,
     });
     let base = next.node;
+    let module_tokens = sextant_extract::split_qualified(&item.module)
+        .iter()
+        .map(|s| sextant_search::name_tokens(s))
+        .collect::<Vec<_>>()
+        .join(" ");
     let mut seen: FxHashMap<String, u32> = FxHashMap::default();
     for (i, d) in facts.definitions.iter().enumerate() {
         let id = base + i as i64;
@@ -705,11 +710,14 @@ fn file_rows(
         };
         *occurrence += 1;
         let parent = d.parent.map(|p| base + i64::from(p)).unwrap_or(file_node);
-        let qname_tokens = sextant_extract::split_qualified(&qname)
-            .iter()
-            .map(|s| sextant_search::name_tokens(s))
-            .collect::<Vec<_>>()
-            .join(" ");
+        // The module's words once per file, then the definition's own scope path.
+        let mut qname_tokens = module_tokens.clone();
+        for segment in &d.scope_path {
+            if !qname_tokens.is_empty() {
+                qname_tokens.push(' ');
+            }
+            qname_tokens.push_str(&sextant_search::name_tokens(segment));
+        }
         nodes.push(NewNode {
             id,
             file_id,

@@ -10,6 +10,8 @@ use tree_sitter::Parser;
 /// What a worker thread needs to extract one language.
 pub(crate) struct Tools {
     pub parser: Parser,
+    /// Reused across files (its match buffers stay allocated).
+    pub cursor: tree_sitter::QueryCursor,
     pub query: CompiledQuery,
     /// Node kind ids that add a branch to cyclomatic complexity.
     pub complexity_kinds: Vec<bool>,
@@ -40,8 +42,11 @@ fn build(language: &Language) -> Result<Tools, String> {
         mark(op, false);
         mark(op, true);
     }
+    let mut cursor = tree_sitter::QueryCursor::new();
+    cursor.set_match_limit(1 << 16);
     Ok(Tools {
         parser,
+        cursor,
         query,
         complexity_kinds,
     })

@@ -4,7 +4,7 @@
 use rustc_hash::FxHashMap;
 use sextant_lang::Capture;
 use sextant_model::{NodeKind, RefKind};
-use tree_sitter::{Node, QueryCursor, StreamingIterator, Tree};
+use tree_sitter::{Node, StreamingIterator, Tree};
 
 use crate::cache::Tools;
 
@@ -54,10 +54,9 @@ pub(crate) struct Raw<'t> {
 /// Collects raw items. The same node captured by several patterns keeps the first pattern.
 pub(crate) fn collect<'t>(tools: &mut Tools, tree: &'t Tree, text: &str) -> Raw<'t> {
     let mut raw = Raw::default();
-    let mut cursor = QueryCursor::new();
-    cursor.set_match_limit(1 << 16);
-    let table = &tools.query.captures;
-    let query = &tools.query.query;
+    let Tools { cursor, query, .. } = tools;
+    let table = &query.captures;
+    let query = &query.query;
     let mut matches = cursor.matches(query, tree.root_node(), text.as_bytes());
     while let Some(m) = matches.next() {
         let mut primary: Option<(Capture, Node<'t>)> = None;
