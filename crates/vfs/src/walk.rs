@@ -65,8 +65,8 @@ pub struct Walk {
 
 /// Walks `root`. `wanted` says whether a path is a candidate (has a known language); only wanted
 /// files are size-checked and returned, but secret-named files are always recorded as skipped.
-pub fn walk(root: &Path, config: &WalkConfig, wanted: impl Fn(&str) -> bool) -> Walk {
-    let mut out = Walk::default();
+pub fn walk(root: &Path, config: &WalkConfig, wanted: impl Fn(&str) -> bool + Sync) -> Walk {
+    let out = Walk::default();
     let exclude = config.exclude.clone();
     let mut builder = ignore::WalkBuilder::new(root);
     builder
@@ -91,92 +91,122 @@ pub fn walk(root: &Path, config: &WalkConfig, wanted: impl Fn(&str) -> bool) -> 
             }
             true
         });
-    for result in builder.build() {
-        let entry = match result {
-            Ok(entry) => entry,
-            Err(e) => {
-                out.errors.push(e.to_string());
-                continue;
-            }
-        };
-        if entry.depth() == 0 {
-            continue;
-        }
-        let Some(file_type) = entry.file_type() else {
-            continue;
-        };
-        if file_type.is_dir() {
-            continue;
-        }
-        let Ok(relative) = entry.path().strip_prefix(root) else {
-            continue;
-        };
-        let Some(text) = relative.to_str() else {
-            out.errors.push(format!(
-                "skipped a path that is not valid UTF-8: {}",
-                relative.to_string_lossy()
-            ));
-            continue;
-        };
-        let Ok(path) = RepoPath::new(text) else {
-            continue;
-        };
-        let record = |out: &mut Walk, reason, size| {
-            out.skipped.push(Skipped {
-                path: path.clone(),
-                reason,
-                size,
-            });
-        };
-        if is_secret_path(path.as_str()) {
-            record(&mut out, SkipReason::Secret, 0);
-            continue;
-        }
-        if !wanted(path.as_str()) {
-            if file_type.is_file() && config.manifest_names.iter().any(|n| n == path.file_name()) {
-                let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
-                out.manifests.push(WalkedFile {
-                    path,
-                    abs: entry.path().to_path_buf(),
-                    size,
-                });
-            } else {
-                out.ignored_files += 1;
-            }
-            continue;
-        }
-        if file_type.is_symlink() {
-            record(&mut out, SkipReason::Symlink, 0);
-            continue;
-        }
-        if !file_type.is_file() {
-            record(&mut out, SkipReason::Special, 0);
-            continue;
-        }
-        let size = match entry.metadata() {
-            Ok(meta) => meta.len(),
-            Err(_) => {
-                record(&mut out, SkipReason::Unreadable, 0);
-                continue;
-            }
-        };
-        if size > config.max_file_size {
-            record(&mut out, SkipReason::TooLarge, size);
-            continue;
-        }
-        if out.files.len() >= config.max_files {
-            out.truncated = true;
-            break;
-        }
-        out.files.push(WalkedFile {
-            path,
-            abs: entry.path().to_path_buf(),
-            size,
-        });
-    }
+    // Directory reads and stats run on every core; each entry is classified into one shared
+    // result (a short lock per file).
+    let shared = std::sync::Mutex::new(out);
+    let wanted = &wanted;
+    builder.build_parallel().run(|| {
+        let shared = &shared;
+        Box::new(move |result| {
+            let mut out = match shared.lock() {
+                Ok(out) => out,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            classify(result, root, config, wanted, &mut out)
+        })
+    });
+    let mut out = match shared.into_inner() {
+        Ok(out) => out,
+        Err(poisoned) => poisoned.into_inner(),
+    };
     out.files.sort_by(|a, b| a.path.cmp(&b.path));
+    out.manifests.sort_by(|a, b| a.path.cmp(&b.path));
+    out.errors.sort();
     out.skipped.sort_by(|a, b| a.path.cmp(&b.path));
     out
+}
+
+/// Classifies one walk entry into `out`.
+fn classify(
+    result: Result<ignore::DirEntry, ignore::Error>,
+    root: &Path,
+    config: &WalkConfig,
+    wanted: &(impl Fn(&str) -> bool + Sync),
+    out: &mut Walk,
+) -> ignore::WalkState {
+    use ignore::WalkState::{Continue, Quit};
+    let entry = match result {
+        Ok(entry) => entry,
+        Err(e) => {
+            out.errors.push(e.to_string());
+            return Continue;
+        }
+    };
+    if entry.depth() == 0 {
+        return Continue;
+    }
+    let Some(file_type) = entry.file_type() else {
+        return Continue;
+    };
+    if file_type.is_dir() {
+        return Continue;
+    }
+    let Ok(relative) = entry.path().strip_prefix(root) else {
+        return Continue;
+    };
+    let Some(text) = relative.to_str() else {
+        out.errors.push(format!(
+            "skipped a path that is not valid UTF-8: {}",
+            relative.to_string_lossy()
+        ));
+        return Continue;
+    };
+    let Ok(path) = RepoPath::new(text) else {
+        return Continue;
+    };
+    let record = |out: &mut Walk, reason, size| {
+        out.skipped.push(Skipped {
+            path: path.clone(),
+            reason,
+            size,
+        });
+    };
+    if is_secret_path(path.as_str()) {
+        record(out, SkipReason::Secret, 0);
+        return Continue;
+    }
+    if !wanted(path.as_str()) {
+        if file_type.is_file() && config.manifest_names.iter().any(|n| n == path.file_name()) {
+            let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+            out.manifests.push(WalkedFile {
+                path,
+                abs: entry.path().to_path_buf(),
+                size,
+            });
+        } else {
+            out.ignored_files += 1;
+        }
+        return Continue;
+    }
+    if file_type.is_symlink() {
+        record(out, SkipReason::Symlink, 0);
+        return Continue;
+    }
+    if !file_type.is_file() {
+        record(out, SkipReason::Special, 0);
+        return Continue;
+    }
+    let size = match entry.metadata() {
+        Ok(meta) => meta.len(),
+        Err(_) => {
+            record(out, SkipReason::Unreadable, 0);
+            return Continue;
+        }
+    };
+    if size > config.max_file_size {
+        record(out, SkipReason::TooLarge, size);
+        return Continue;
+    }
+    if out.files.len() >= config.max_files {
+        out.truncated = true;
+        return Quit;
+    }
+    out.files.push(WalkedFile {
+        path,
+        abs: entry.path().to_path_buf(),
+        size,
+    });
+    Continue
 }
 
 #[cfg(test)]
