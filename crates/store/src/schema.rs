@@ -141,8 +141,8 @@ pub(crate) const SECONDARY_INDEXES: &[(&str, &str)] = &[
     ("refs_name", "refs(name)"),
     ("refs_src", "refs(src_id)"),
     ("imports_file", "imports(file_id)"),
-    ("edges_src", "edges(generation, src, kind)"),
-    ("edges_dst", "edges(generation, dst, kind)"),
+    ("edges_src", "edges(generation, src)"),
+    ("edges_dst", "edges(generation, dst)"),
 ];
 
 /// Creates the secondary indexes that are missing: all of them, or only those of the

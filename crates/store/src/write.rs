@@ -390,6 +390,11 @@ impl GenerationBuilder<'_> {
                 }
                 Ok(())
             })?;
+            // No checkpoints while loading: the WAL is copied into the database once, at the end.
+            self.store
+                .conn
+                .execute_batch("PRAGMA wal_autocheckpoint = 0")
+                .map_err(|e| self.store.err(e))?;
             self.bulk = true;
         }
         Ok(self.bulk)
@@ -410,6 +415,10 @@ impl GenerationBuilder<'_> {
         if self.bulk {
             self.store
                 .in_write_tx(|c| crate::schema::create_indexes(c, false))?;
+            self.store
+                .conn
+                .execute_batch("PRAGMA wal_autocheckpoint = 1000; PRAGMA wal_checkpoint(TRUNCATE);")
+                .map_err(|e| self.store.err(e))?;
             self.bulk = false;
         }
         Ok(())
