@@ -506,6 +506,14 @@ pub fn index(
     progress(Progress::Resolving {
         references: r_refs.len() as u64,
     });
+    // Resolution must not depend on the order in which files arrived from the workers: feed it in
+    // path order (ids inside a file follow the source order).
+    r_files.sort_by(|a, b| a.path.cmp(&b.path));
+    let rank: FxHashMap<i64, usize> = r_files.iter().enumerate().map(|(i, f)| (f.id, i)).collect();
+    let rank_of = |file: i64| rank.get(&file).copied().unwrap_or(usize::MAX);
+    r_symbols.sort_by_key(|s| (rank_of(s.file), s.id));
+    r_refs.sort_by_key(|r| (rank_of(r.file), r.id));
+    r_imports.sort_by_key(|i| (rank_of(i.file), i.id));
     // Resolution runs in memory on the worker pool while this thread builds the file-version
     // indexes of a bulk load: the two overlap instead of adding up.
     let (output, indexes) = std::thread::scope(|scope| {

@@ -56,6 +56,40 @@ fn check(name: &str, fixture: &str) {
     settings.bind(|| insta::assert_snapshot!(name.to_string(), out));
 }
 
+/// Regression: resolution once depended on the order files arrived from the worker threads
+/// (a `.h` and a `.c` sharing a stem overwrote each other in the path index).
+#[test]
+fn resolution_does_not_depend_on_thread_count() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut fixture = String::new();
+    for name in [
+        "c_includes.txt",
+        "python_imports.txt",
+        "typescript_imports.txt",
+    ] {
+        fixture.push_str(&std::fs::read_to_string(dir.join(name)).unwrap());
+    }
+    let mut runs = Vec::new();
+    for threads in [1, 2, 4] {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo_dir = tmp.path().join("repo");
+        let home = tmp.path().join("home");
+        std::fs::create_dir_all(&repo_dir).unwrap();
+        materialize(&fixture, &repo_dir);
+        let options = IndexOptions {
+            home: Some(home.clone()),
+            threads,
+            ..IndexOptions::default()
+        };
+        sextant_engine::index(&repo_dir, &options, &|_| {}).unwrap();
+        let repo = Repo::open_in(&home, &repo_dir).unwrap();
+        runs.push((repo.edge_lines().unwrap(), repo.unresolved_lines().unwrap()));
+    }
+    assert!(!runs[0].0.is_empty());
+    assert_eq!(runs[0], runs[1]);
+    assert_eq!(runs[0], runs[2]);
+}
+
 #[test]
 fn resolution_fixtures_match_their_snapshots() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");

@@ -22,10 +22,12 @@ pub(crate) struct Index {
     pub modules: FxHashMap<String, Vec<i64>>,
     /// Last module segment → module keys (for suffix matching of Go import paths).
     pub module_tails: FxHashMap<String, Vec<String>>,
-    /// Path without extension → file.
-    pub paths: FxHashMap<String, i64>,
-    /// File stem → paths without extension (for include/require suffix matching).
-    pub stems: FxHashMap<String, Vec<String>>,
+    /// Full path → file.
+    pub exact_paths: FxHashMap<String, i64>,
+    /// Path without extension → files, sorted by path (`x.h` and `x.c` share `x`).
+    pub paths: FxHashMap<String, Vec<(String, i64)>>,
+    /// File name → full paths (for include/require suffix matching).
+    pub names: FxHashMap<String, Vec<String>>,
     pub rules: Vec<LangRules>,
     /// Family id per rules entry.
     pub family_of_lang: Vec<u16>,
@@ -46,8 +48,9 @@ impl Index {
         let mut file_index = FxHashMap::default();
         let mut modules: FxHashMap<String, Vec<i64>> = FxHashMap::default();
         let mut module_tails: FxHashMap<String, Vec<String>> = FxHashMap::default();
-        let mut paths = FxHashMap::default();
-        let mut stems: FxHashMap<String, Vec<String>> = FxHashMap::default();
+        let mut exact_paths = FxHashMap::default();
+        let mut paths: FxHashMap<String, Vec<(String, i64)>> = FxHashMap::default();
+        let mut names: FxHashMap<String, Vec<String>> = FxHashMap::default();
         for (i, f) in files.iter().enumerate() {
             file_index.insert(f.id, i);
             let key = normalize(&f.module);
@@ -59,14 +62,13 @@ impl Index {
                 }
                 modules.entry(key).or_default().push(f.id);
             }
-            let stem_path = strip_extension(&f.path).to_string();
-            let stem = stem_path
-                .rsplit('/')
-                .next()
-                .unwrap_or(&stem_path)
-                .to_string();
-            stems.entry(stem).or_default().push(stem_path.clone());
-            paths.insert(stem_path, f.id);
+            exact_paths.insert(f.path.clone(), f.id);
+            let name = f.path.rsplit('/').next().unwrap_or(&f.path).to_string();
+            names.entry(name).or_default().push(f.path.clone());
+            paths
+                .entry(strip_extension(&f.path).to_string())
+                .or_default()
+                .push((f.path.clone(), f.id));
         }
         let mut by_id = FxHashMap::default();
         let mut by_name: FxHashMap<String, Vec<u32>> = FxHashMap::default();
@@ -99,6 +101,13 @@ impl Index {
                     .push(i);
             }
         }
+        // Deterministic whatever order the files arrived in.
+        for list in paths.values_mut() {
+            list.sort();
+        }
+        for list in names.values_mut() {
+            list.sort();
+        }
         Index {
             symbols,
             norm,
@@ -111,8 +120,9 @@ impl Index {
             file_index,
             modules,
             module_tails,
+            exact_paths,
             paths,
-            stems,
+            names,
             rules,
             family_of_lang,
             family,

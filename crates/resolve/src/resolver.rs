@@ -103,12 +103,23 @@ impl Resolver {
         (!syms.is_empty()).then(|| Target::Symbols(syms.to_vec()))
     }
 
-    fn module_of_path(&self, path_no_ext: &str) -> Option<Target> {
-        let file = *self.ix.paths.get(path_no_ext)?;
-        let f = self.ix.file(file)?;
+    /// The file a path names: exactly (`x.h`), else by its path without extension (`./util` is
+    /// `util.ts`); several files sharing a stem are all kept, in path order.
+    fn module_of_path(&self, path: &str) -> Option<Target> {
+        let files: Vec<i64> = match self.ix.exact_paths.get(path) {
+            Some(&file) => vec![file],
+            None => self
+                .ix
+                .paths
+                .get(strip_extension(path))?
+                .iter()
+                .map(|(_, id)| *id)
+                .collect(),
+        };
+        let f = self.ix.file(*files.first()?)?;
         Some(Target::Module {
             key: normalize(&f.module),
-            files: vec![file],
+            files,
         })
     }
 
@@ -148,11 +159,11 @@ impl Resolver {
             let Some(joined) = join_relative(dir_of(&file.path), source) else {
                 return Target::External;
             };
-            let joined = strip_extension(&joined).to_string();
+            let stripped = strip_extension(&joined).to_string();
             return self
                 .module_of_path(&joined)
-                .or_else(|| self.module_of_path(&format!("{joined}/index")))
-                .or_else(|| self.lookup_key(&normalize(&joined)))
+                .or_else(|| self.module_of_path(&format!("{stripped}/index")))
+                .or_else(|| self.lookup_key(&normalize(&stripped)))
                 .unwrap_or(Target::External);
         }
         // Rust paths.
@@ -186,8 +197,7 @@ impl Resolver {
         }
         // Paths with slashes: includes, requires, Go import paths.
         if source.contains('/') || source.ends_with(".h") || source.ends_with(".hpp") {
-            let stripped = strip_extension(source);
-            if let Some(joined) = join_relative(dir_of(&file.path), stripped)
+            if let Some(joined) = join_relative(dir_of(&file.path), source)
                 && let Some(t) = self.module_of_path(&joined)
             {
                 return t;
@@ -215,18 +225,33 @@ impl Resolver {
                 }
                 return Target::External;
             }
-            let stem = stripped.rsplit('/').next().unwrap_or(stripped);
-            if let Some(paths) = self.ix.stems.get(stem) {
-                let suffix = format!("/{stripped}");
-                let hits: Vec<&String> = paths
+            // Anywhere in the repository (include paths, load paths): a unique suffix match.
+            let name = source.rsplit('/').next().unwrap_or(source);
+            let suffix = format!("/{source}");
+            let mut hits: Vec<&String> = self
+                .ix
+                .names
+                .get(name)
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
+                .iter()
+                .filter(|p| p.as_str() == source || p.ends_with(&suffix))
+                .collect();
+            if hits.is_empty() && strip_extension(name) == name {
+                // `require "x/y"` names `x/y.rb`: match on the path without extension.
+                hits = self
+                    .ix
+                    .paths
                     .iter()
-                    .filter(|p| p.as_str() == stripped || p.ends_with(&suffix))
+                    .filter(|(stem, _)| stem.as_str() == source || stem.ends_with(&suffix))
+                    .flat_map(|(_, files)| files.iter().map(|(p, _)| p))
                     .collect();
-                if hits.len() == 1
-                    && let Some(t) = self.module_of_path(hits[0])
-                {
-                    return t;
-                }
+                hits.sort();
+            }
+            if hits.len() == 1
+                && let Some(t) = self.module_of_path(hits[0])
+            {
+                return t;
             }
             return Target::External;
         }
@@ -235,7 +260,7 @@ impl Resolver {
             return t;
         }
         // Same-directory files (C `#include "x.h"`, Ruby `require "x"`).
-        let local = join_relative(dir_of(&file.path), strip_extension(source));
+        let local = join_relative(dir_of(&file.path), source);
         if let Some(t) = local.and_then(|p| self.module_of_path(&p)) {
             return t;
         }
@@ -589,6 +614,37 @@ impl Resolver {
         rule: &'static str,
         confidence: Confidence,
     ) -> Resolution {
+        // A declaration (C prototype in a header) stands for its one definition when there is one.
+        let redirected: Vec<u32>;
+        let cands = if cands
+            .iter()
+            .any(|&c| self.ix.symbols[c as usize].declaration)
+        {
+            redirected = cands
+                .iter()
+                .map(|&c| {
+                    let s = &self.ix.symbols[c as usize];
+                    if !s.declaration {
+                        return c;
+                    }
+                    let defs: Vec<u32> = self
+                        .ix
+                        .norm_named(&self.ix.norm[c as usize])
+                        .iter()
+                        .copied()
+                        .filter(|&d| {
+                            !self.ix.symbols[d as usize].declaration
+                                && self.ix.symbols[d as usize].kind == s.kind
+                                && self.ix.family[d as usize] == self.ix.family[c as usize]
+                        })
+                        .collect();
+                    if defs.len() == 1 { defs[0] } else { c }
+                })
+                .collect();
+            &redirected[..]
+        } else {
+            cands
+        };
         if cands.len() > MAX_CANDIDATES {
             return Resolution::Unresolved(Unresolved {
                 ref_id: r.id,
