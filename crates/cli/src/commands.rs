@@ -237,6 +237,24 @@ pub fn run(cli: Cli) -> u8 {
                     output::emit(&output::stats(&stats));
                 }
             }
+            Command::Eval { scip, samples } => {
+                let repo = open_repo(&cli)?;
+                let index = sextant_engine::read_scip(scip)?;
+                let report = repo.evaluate(&index, *samples)?;
+                if cli.json {
+                    output::emit_json(&json::eval(&report));
+                } else {
+                    output::emit(&output::eval(&report, *samples));
+                }
+            }
+            Command::Export {
+                format,
+                kinds,
+                output: file,
+            } => {
+                let repo = open_repo(&cli)?;
+                crate::export::run(&repo, *format, kinds, file.as_deref())?;
+            }
         }
         Ok(())
     })();

@@ -201,3 +201,88 @@ pub fn stats(s: &Stats) -> Value {
 pub fn error(kind: &str, message: &str, extra: Value) -> Value {
     json!({"error": {"kind": kind, "message": message, "details": extra}})
 }
+
+fn round(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+fn definition_score(d: &DefinitionScore) -> Value {
+    json!({
+        "sites": d.sites,
+        "top1": round(d.top1_ratio()),
+        "in_candidates": round(d.in_candidates_ratio()),
+        "abstained": round(d.abstained_ratio()),
+        "wrong": round(d.wrong_ratio()),
+    })
+}
+
+fn precision_recall(p: &PrecisionRecall) -> Value {
+    json!({
+        "predicted": p.predicted, "predicted_correct": p.predicted_correct,
+        "claimed": p.claimed, "claimed_correct": p.claimed_correct,
+        "truth": p.truth, "truth_found": p.truth_found,
+    })
+}
+
+pub fn eval(r: &EvalReport) -> Value {
+    let mut languages = serde_json::Map::new();
+    for (language, s) in &r.languages {
+        let by_kind: serde_json::Map<String, Value> = s
+            .by_ref_kind
+            .iter()
+            .map(|(k, d)| (k.clone(), definition_score(d)))
+            .collect();
+        let by_rule: serde_json::Map<String, Value> = s
+            .by_rule
+            .iter()
+            .map(|(k, (ok, bad))| (k.clone(), json!({"correct": ok, "wrong": bad})))
+            .collect();
+        languages.insert(
+            language.clone(),
+            json!({
+                "definition_top1": round(s.definition.top1_ratio()),
+                "definition_in_candidates": round(s.definition.in_candidates_ratio()),
+                "abstained": round(s.definition.abstained_ratio()),
+                "wrong": round(s.definition.wrong_ratio()),
+                "references_precision": round(s.references.precision()),
+                "references_precision_claimed": round(s.references.claimed_precision()),
+                "references_recall": round(s.references.recall()),
+                "callers_precision": round(s.callers.precision()),
+                "callers_precision_claimed": round(s.callers.claimed_precision()),
+                "callers_recall": round(s.callers.recall()),
+                "sites": s.definition.sites,
+                "not_extracted": s.not_extracted,
+                "symbols": s.symbols,
+                "files": s.files,
+                "counts": {
+                    "definition": {
+                        "top1": s.definition.top1, "in_candidates": s.definition.in_candidates,
+                        "abstained": s.definition.abstained, "wrong": s.definition.wrong,
+                    },
+                    "references": precision_recall(&s.references),
+                    "callers": precision_recall(&s.callers),
+                },
+                "by_ref_kind": by_kind,
+                "by_rule": by_rule,
+                "abstained_by_reason": s.abstained_by_reason,
+            }),
+        );
+    }
+    let c = &r.corpus;
+    json!({
+        "languages": languages,
+        "corpus": {
+            "scip_tool": c.scip_tool, "scip_tool_version": c.scip_tool_version,
+            "scip_documents": c.scip_documents, "documents_matched": c.documents_matched,
+            "scip_occurrences": c.scip_occurrences, "symbols_defined": c.symbols_defined,
+            "symbols_mapped": c.symbols_mapped, "symbols_unmapped": c.symbols_unmapped,
+            "sites_not_scored": c.sites_not_scored, "sites_external": c.sites_external, "sites_truth_undefined": c.sites_truth_undefined, "edges_unmatched": c.edges_unmatched,
+            "generation": c.generation, "commit": c.commit,
+        },
+        "samples": r.samples.iter().map(|s| json!({
+            "language": s.language, "outcome": s.outcome, "path": s.path, "line": s.line,
+            "col": s.col, "name": s.name, "receiver": s.receiver, "ref_kind": s.ref_kind, "expected": s.expected,
+            "got": s.got, "why": s.why,
+        })).collect::<Vec<_>>(),
+    })
+}

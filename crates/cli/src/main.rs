@@ -2,6 +2,7 @@
 //! `output.rs` (the only place that writes to stdout).
 
 mod commands;
+mod export;
 mod json;
 mod output;
 
@@ -93,6 +94,31 @@ pub enum Command {
     Status { path: Option<PathBuf> },
     /// Node and edge histograms (edges by kind and provenance).
     Stats { path: Option<PathBuf> },
+    /// Score the index against a SCIP index of the same source (compiler-grade ground truth,
+    /// e.g. from scip-python or scip-typescript): definition top-1, references and callers
+    /// precision/recall, per language.
+    Eval {
+        /// The SCIP index (index.scip) to compare with.
+        #[arg(long, value_name = "INDEX.scip")]
+        scip: PathBuf,
+        /// Sample sites per language and outcome (wrong, abstained, not extracted, false
+        /// positive) to list after the scores.
+        #[arg(long, default_value_t = 0)]
+        samples: usize,
+    },
+    /// Export the whole graph of the active generation: JSON, JSON lines, Graphviz DOT, GraphML,
+    /// or a call graph (caller qualified name → callee qualified names, as JSON).
+    Export {
+        #[arg(long, value_enum, default_value_t = export::Format::Json)]
+        format: export::Format,
+        /// Only these edge kinds (contains, calls, instantiates, uses_type, inherits, implements,
+        /// imports, ...); default all. Ignored by `--format callgraph` (always `calls`).
+        #[arg(long, value_delimiter = ',', value_parser = export::parse_kind)]
+        kinds: Vec<String>,
+        /// Write to this file instead of stdout.
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
 }
 
 /// Exit codes (documented in the README).

@@ -332,3 +332,71 @@ pub fn stats(s: &Stats) -> String {
     }
     out
 }
+
+pub fn eval(r: &EvalReport, samples: usize) -> String {
+    let c = &r.corpus;
+    let mut out = format!(
+        "compared with {} {}: {} of {} documents, {} of {} in-repository symbols mapped\n\n",
+        c.scip_tool,
+        c.scip_tool_version,
+        c.documents_matched,
+        c.scip_documents,
+        c.symbols_mapped,
+        c.symbols_defined
+    );
+    out.push_str(&format!(
+        "{:<12} {:>6} {:>7} {:>6} {:>8} {:>9} {:>6} {:>12} {:>12}\n",
+        "language",
+        "files",
+        "sites",
+        "top1",
+        "in-cand",
+        "abstained",
+        "wrong",
+        "callers P/R",
+        "refs P/R"
+    ));
+    for (language, s) in &r.languages {
+        out.push_str(&format!(
+            "{:<12} {:>6} {:>7} {:>6.3} {:>8.3} {:>9.3} {:>6.3} {:>5.3}/{:<6.3} {:>5.3}/{:<6.3}\n",
+            language,
+            s.files,
+            s.definition.sites,
+            s.definition.top1_ratio(),
+            s.definition.in_candidates_ratio(),
+            s.definition.abstained_ratio(),
+            s.definition.wrong_ratio(),
+            s.callers.precision(),
+            s.callers.recall(),
+            s.references.precision(),
+            s.references.recall(),
+        ));
+    }
+    if samples > 0 {
+        let mut shown: std::collections::BTreeMap<(&str, &str), usize> = Default::default();
+        for s in &r.samples {
+            let n = shown.entry((&s.language, &s.outcome)).or_default();
+            if *n >= samples {
+                continue;
+            }
+            *n += 1;
+            out.push_str(&format!(
+                "\n{:<14} {}:{}:{} {}{}  expected {}  got [{}]  ({})",
+                s.outcome,
+                s.path,
+                s.line,
+                s.col,
+                s.receiver
+                    .as_ref()
+                    .map(|r| format!("{r}."))
+                    .unwrap_or_default(),
+                s.name,
+                s.expected,
+                s.got.join(", "),
+                s.why
+            ));
+        }
+        out.push('\n');
+    }
+    out
+}

@@ -63,6 +63,19 @@ impl Layout {
         layout
     }
 
+    /// A directory with `__init__.py`, or a namespace package (no `__init__.py`) nested in one
+    /// (`flask/sansio/` inside `flask/`).
+    fn in_python_package(&self, dir: &str) -> bool {
+        let mut d = dir;
+        while !d.is_empty() {
+            if self.python_packages.contains(d) {
+                return true;
+            }
+            d = dir_of(d);
+        }
+        false
+    }
+
     /// The module prefix of a file.
     pub fn module(&self, style: ModuleStyle, path: &str, package: Option<&str>) -> String {
         match style {
@@ -84,7 +97,7 @@ impl Layout {
                     segs.push(s.to_string());
                 }
                 let mut dir = dir_of(path);
-                while !dir.is_empty() && self.python_packages.contains(dir) {
+                while !dir.is_empty() && self.in_python_package(dir) {
                     segs.push(dir.rsplit('/').next().unwrap_or(dir).to_string());
                     dir = dir_of(dir);
                 }
@@ -141,6 +154,11 @@ mod tests {
         assert_eq!(m(ModuleStyle::Python, "src/pkg/sub/mod.py"), "pkg.sub.mod");
         assert_eq!(m(ModuleStyle::Python, "src/pkg/__init__.py"), "pkg");
         assert_eq!(m(ModuleStyle::Python, "tests/test_x.py"), "test_x");
+        assert_eq!(
+            m(ModuleStyle::Python, "src/pkg/nspkg/mod.py"),
+            "pkg.nspkg.mod",
+            "a namespace package inside a package"
+        );
         assert_eq!(
             m(ModuleStyle::Rust, "crates/store/src/lib.rs"),
             "sextant_store"

@@ -1,15 +1,22 @@
 //! Sextant's API boundary: indexing orchestration (walk → extract in parallel → store → resolve →
 //! publish) and the queries behind every surface. Returns plain structs; surfaces serialize.
 
+mod eval;
+mod export;
 mod home;
 mod layout;
 mod pipeline;
 mod query;
 mod types;
 
+pub use eval::{
+    DefinitionScore, EvalCorpus, EvalReport, EvalSample, LanguageScore, PrecisionRecall, read_scip,
+};
+pub use export::{EdgeSite, ExportEdge, ExportNode, GraphExport};
 pub use home::{DataDir, data_home, repo_data_dir};
 pub use pipeline::{IndexOptions, Progress, find_root, index};
 pub use query::{Repo, SymbolError, status, status_in};
+pub use sextant_scip::Index as ScipIndex;
 pub use types::*;
 
 /// Engine failures, each saying what to do.
@@ -27,6 +34,8 @@ pub enum Error {
     Io(String),
     #[error(transparent)]
     Symbol(#[from] SymbolError),
+    #[error(transparent)]
+    Scip(#[from] sextant_scip::Error),
     #[error(transparent)]
     Path(#[from] sextant_vfs::ConfineError),
 }

@@ -13,7 +13,9 @@ use rustc_hash::FxHashMap;
 use sextant_lang::{Language, Registry};
 use sextant_model::{FileFacts, NodeKind, Visibility, stable_id};
 use sextant_resolve as resolve;
-use sextant_store::{EdgeRow, FileVersionRow, ImportRow, NewNode, RefRow, Store, UnresolvedRow};
+use sextant_store::{
+    BindingRow, EdgeRow, FileVersionRow, ImportRow, NewNode, RefRow, Store, UnresolvedRow,
+};
 use sextant_vfs::{WalkConfig, read_source};
 
 use crate::home::DataDir;
@@ -80,14 +82,27 @@ struct Extracted {
     reuse: Option<i64>,
 }
 
+/// Bumped when the extractor's code changes what it produces from the same queries (a stored
+/// file version made by an older extractor is re-extracted).
+const FACTS_VERSION: u32 = 2;
+
 fn extractor_version(language: &Language) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let text = format!("{:?}{}", language.manifest, language.query_source);
+    let text = format!(
+        "{FACTS_VERSION}{:?}{}",
+        language.manifest, language.query_source
+    );
     for b in text.bytes() {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     format!("{}-{:016x}", env!("CARGO_PKG_VERSION"), h)
+}
+
+/// Modifiers that make a definition a declaration standing for another one: body-less
+/// prototypes, and Python `@overload` stubs (the implementation follows them).
+fn is_declaration_modifier(m: &str) -> bool {
+    m == "declaration" || m == "@overload" || m.ends_with(".overload")
 }
 
 fn family(id: &str) -> &str {
@@ -270,10 +285,7 @@ pub fn index(
     builder.begin_bulk()?;
 
     // Resolver inputs gathered as files arrive.
-    let mut r_files: Vec<resolve::FileCtx> = Vec::new();
-    let mut r_symbols: Vec<resolve::Symbol> = Vec::new();
-    let mut r_refs: Vec<resolve::Ref> = Vec::new();
-    let mut r_imports: Vec<resolve::Imp> = Vec::new();
+    let mut inputs = ResolverInputs::default();
     let mut rules: Vec<resolve::LangRules> = Vec::new();
     let mut rule_index: FxHashMap<String, usize> = FxHashMap::default();
     let mut rule_for = |language: &Language| -> usize {
@@ -289,6 +301,8 @@ pub fn index(
             binds: resolve::Binds::parse(&m.imports.binds),
             implicit_self: m.imports.implicit_self,
             module_style: format!("{:?}", m.module).to_lowercase(),
+            builtin_names: m.builtins.names.iter().cloned().collect(),
+            builtin_members: m.builtins.members.iter().cloned().collect(),
         });
         rule_index.insert(language.id().to_string(), rules.len() - 1);
         rules.len() - 1
@@ -404,15 +418,7 @@ pub fn index(
             summary.bytes_extracted += item.size;
             let lang_rules = rule_for(&item.language);
             let t_rows = Instant::now();
-            let rows = file_rows(
-                &item,
-                &mut next,
-                lang_rules,
-                &mut r_files,
-                &mut r_symbols,
-                &mut r_refs,
-                &mut r_imports,
-            );
+            let rows = file_rows(&item, &mut next, lang_rules, &mut inputs);
             if item.facts.as_ref().is_some_and(|f| {
                 f.diagnostics
                     .iter()
@@ -448,10 +454,23 @@ pub fn index(
     phases.push(("extract.writer_rows".into(), rows_seconds));
     phases.push(("extract.writer_sql".into(), sql_seconds));
 
+    let ResolverInputs {
+        files: mut r_files,
+        symbols: mut r_symbols,
+        refs: mut r_refs,
+        imports: mut r_imports,
+        bindings: mut r_bindings,
+    } = inputs;
+
     // Reused versions: load what resolution needs.
     if !reused.is_empty() {
         let reused_ids: rustc_hash::FxHashSet<i64> = reused.iter().map(|(id, _)| *id).collect();
-        let (nodes, refs, imports) = builder.load_reused()?;
+        let sextant_store::Reused {
+            nodes,
+            refs,
+            imports,
+            bindings,
+        } = builder.load_reused()?;
         for f in previous.values().filter(|f| reused_ids.contains(&f.id)) {
             if let Some(language) = registry.get(&f.language) {
                 let lang = rule_for(language);
@@ -473,11 +492,19 @@ pub fn index(
                     file: n.file_id,
                     kind: n.kind,
                     name: n.name,
-                    declaration: n.modifiers.split(',').any(|m| m == "declaration"),
+                    declaration: n.modifiers.split(',').any(is_declaration_modifier),
                     qname: n.qname,
                     parent: n.parent_id,
+                    type_text: n.type_text,
                 }),
         );
+        r_bindings.extend(bindings.into_iter().map(|b| resolve::Bind {
+            file: b.file_id,
+            scope: b.scope_id,
+            name: b.name,
+            type_text: b.type_text,
+            value: b.value,
+        }));
         r_refs.extend(refs.into_iter().map(|r| resolve::Ref {
             id: r.id,
             file: r.file_id,
@@ -518,7 +545,8 @@ pub fn index(
     // indexes of a bulk load: the two overlap instead of adding up.
     let (output, indexes) = std::thread::scope(|scope| {
         let resolution = scope.spawn(|| {
-            let mut resolver = resolve::Resolver::new(r_files, r_symbols, rules);
+            let mut resolver =
+                resolve::Resolver::new(r_files, r_symbols, rules).with_bindings(r_bindings);
             let mut output = resolve::Output {
                 edges: resolver.resolve_imports(&r_imports),
                 unresolved: Vec::new(),
@@ -641,15 +669,22 @@ fn sorted(map: FxHashMap<String, u64>) -> Vec<(String, u64)> {
 
 use sextant_store::FileBatch;
 
+/// What the resolver takes, gathered as files arrive.
+#[derive(Default)]
+struct ResolverInputs {
+    files: Vec<resolve::FileCtx>,
+    symbols: Vec<resolve::Symbol>,
+    refs: Vec<resolve::Ref>,
+    imports: Vec<resolve::Imp>,
+    bindings: Vec<resolve::Bind>,
+}
+
 /// Turns one extracted file into rows (allocating ids) and resolver inputs.
 fn file_rows(
     item: &Extracted,
     next: &mut sextant_store::IdRanges,
     lang: usize,
-    r_files: &mut Vec<resolve::FileCtx>,
-    r_symbols: &mut Vec<resolve::Symbol>,
-    r_refs: &mut Vec<resolve::Ref>,
-    r_imports: &mut Vec<resolve::Imp>,
+    inputs: &mut ResolverInputs,
 ) -> FileBatch {
     let facts = item.facts.as_ref().expect("extracted");
     let language = item.language.id();
@@ -685,10 +720,11 @@ fn file_rows(
         visibility: Visibility::Public,
         modifiers: String::new(),
         complexity: None,
+        type_text: None,
         name_tokens: sextant_search::name_tokens(&file_name),
         qname_tokens: item.path.replace(['/', '.', '_', '-'], " "),
     });
-    r_files.push(resolve::FileCtx {
+    inputs.files.push(resolve::FileCtx {
         id: file_id,
         node: file_node,
         path: item.path.clone(),
@@ -741,17 +777,19 @@ fn file_rows(
             visibility: d.visibility,
             modifiers: d.modifiers.join(","),
             complexity: d.complexity,
+            type_text: d.type_text.clone(),
             name_tokens: sextant_search::name_tokens(&d.name),
             qname_tokens,
         });
-        r_symbols.push(resolve::Symbol {
+        inputs.symbols.push(resolve::Symbol {
             id,
             file: file_id,
             kind: d.kind,
             name: d.name.clone(),
             qname,
             parent: Some(parent),
-            declaration: d.modifiers.iter().any(|m| m == "declaration"),
+            declaration: d.modifiers.iter().any(|m| is_declaration_modifier(m)),
+            type_text: d.type_text.clone(),
         });
     }
     next.node += facts.definitions.len() as i64;
@@ -773,7 +811,7 @@ fn file_rows(
             col: r.span.start_col,
             end_col: r.span.end_col,
         });
-        r_refs.push(resolve::Ref {
+        inputs.refs.push(resolve::Ref {
             id,
             file: file_id,
             src: src_of(r.enclosing),
@@ -798,7 +836,7 @@ fn file_rows(
             line: i.span.start_line,
             col: i.span.start_col,
         });
-        r_imports.push(resolve::Imp {
+        inputs.imports.push(resolve::Imp {
             id,
             file: file_id,
             src: src_of(i.enclosing),
@@ -807,6 +845,25 @@ fn file_rows(
             alias: i.alias.clone(),
             wildcard: i.wildcard,
         });
+    }
+    let mut bindings = Vec::with_capacity(facts.bindings.len());
+    for b in &facts.bindings {
+        let row = BindingRow {
+            file_id,
+            scope_id: src_of(b.enclosing),
+            name: b.name.clone(),
+            type_text: b.type_text.clone(),
+            value: b.value.clone(),
+            line: b.line,
+        };
+        inputs.bindings.push(resolve::Bind {
+            file: file_id,
+            scope: row.scope_id,
+            name: row.name.clone(),
+            type_text: row.type_text.clone(),
+            value: row.value.clone(),
+        });
+        bindings.push(row);
     }
     let diagnostics = (!facts.diagnostics.is_empty()).then(|| {
         facts
@@ -830,7 +887,7 @@ fn file_rows(
         diagnostics,
         uncommitted: item.uncommitted,
     };
-    (file, nodes, refs, imports)
+    (file, nodes, refs, imports, bindings)
 }
 
 /// The root a path belongs to: the nearest indexed ancestor, else the git working tree, else itself.

@@ -646,6 +646,18 @@ impl Repo {
     pub fn generation(&self) -> i64 {
         self.generation
     }
+
+    /// The commit the active generation was built from (`None` outside git).
+    pub fn commit(&self) -> Result<Option<String>> {
+        Ok(self
+            .store
+            .generation(self.generation)?
+            .and_then(|g| g.commit))
+    }
+
+    pub(crate) fn store(&self) -> &Store {
+        &self.store
+    }
 }
 
 fn unresolved_site(s: sextant_store::RefSite) -> UnresolvedSite {

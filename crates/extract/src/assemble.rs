@@ -104,6 +104,7 @@ pub(crate) fn assemble(
             visibility: Visibility::Public,
             modifiers: Vec::new(),
             complexity: None,
+            type_text: None,
         });
         containers.push(Container {
             start: 0,
@@ -222,6 +223,10 @@ pub(crate) fn assemble(
                     visibility,
                     modifiers,
                     complexity,
+                    type_text: def
+                        .type_node
+                        .map(|n| collapse(node_text(n, text), TYPE_MAX))
+                        .filter(|t| !t.is_empty()),
                 });
                 containers.push(Container {
                     start,
@@ -295,7 +300,38 @@ pub(crate) fn assemble(
         }
     }
     facts.imports.dedup_by(|a, b| a == b);
+    let mut enclosing = Enclosing::new(&def_ranges);
+    for b in &raw.bindings {
+        let name = collapse(node_text(b.name, text), RECEIVER_MAX);
+        if name.is_empty() {
+            continue;
+        }
+        let mut at = enclosing.at(b.node.start_byte() as u32);
+        // A binding that is itself a definition (`x = Store()` at module or class level) lives in
+        // the definition's scope, not inside it.
+        if let Some(d) = at
+            && facts.definitions[d as usize].name_span.start_byte == b.name.start_byte() as u32
+        {
+            at = facts.definitions[d as usize].parent;
+        }
+        facts.bindings.push(sextant_model::Binding {
+            name,
+            type_text: b
+                .type_node
+                .map(|n| collapse(node_text(n, text), TYPE_MAX))
+                .filter(|t| !t.is_empty()),
+            value: b
+                .value
+                .map(|n| collapse(node_text(n, text), RECEIVER_MAX))
+                .filter(|t| !t.is_empty()),
+            enclosing: at,
+            line: b.node.start_position().row as u32 + 1,
+        });
+    }
 }
+
+/// Longest declared type kept, in bytes.
+const TYPE_MAX: usize = 200;
 
 /// Finds the innermost definition containing increasing byte offsets.
 struct Enclosing<'a> {

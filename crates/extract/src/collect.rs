@@ -15,7 +15,15 @@ pub(crate) struct RawDef<'t> {
     pub owner: Option<Node<'t>>,
     pub doc: Option<Node<'t>>,
     pub body: Option<Node<'t>>,
+    pub type_node: Option<Node<'t>>,
     pub pattern: usize,
+}
+
+pub(crate) struct RawBinding<'t> {
+    pub node: Node<'t>,
+    pub name: Node<'t>,
+    pub type_node: Option<Node<'t>>,
+    pub value: Option<Node<'t>>,
 }
 
 pub(crate) struct RawScope<'t> {
@@ -48,6 +56,7 @@ pub(crate) struct Raw<'t> {
     pub scopes: Vec<RawScope<'t>>,
     pub refs: Vec<RawRef<'t>>,
     pub imports: Vec<RawImport<'t>>,
+    pub bindings: Vec<RawBinding<'t>>,
     pub package: Option<Node<'t>>,
 }
 
@@ -72,6 +81,10 @@ pub(crate) fn collect<'t>(tools: &mut Tools, tree: &'t Tree, text: &str) -> Raw<
         let mut alias = None;
         let mut wildcard = false;
         let mut import_tree = None;
+        let mut type_node = None;
+        let mut binding_name = None;
+        let mut binding_type = None;
+        let mut binding_value = None;
         for capture in m.captures() {
             let Some(meaning) = table[capture.index as usize] else {
                 continue;
@@ -81,6 +94,7 @@ pub(crate) fn collect<'t>(tools: &mut Tools, tree: &'t Tree, text: &str) -> Raw<
                 Capture::Definition(_)
                 | Capture::Reference(_)
                 | Capture::Scope
+                | Capture::Binding
                 | Capture::Import => {
                     primary = Some((meaning, node));
                 }
@@ -97,6 +111,10 @@ pub(crate) fn collect<'t>(tools: &mut Tools, tree: &'t Tree, text: &str) -> Raw<
                 Capture::ImportWildcard => wildcard = true,
                 Capture::ImportTree => import_tree = Some(node),
                 Capture::PackageName => raw.package = raw.package.or(Some(node)),
+                Capture::Type => type_node = Some(node),
+                Capture::BindingName => binding_name = Some(node),
+                Capture::BindingType => binding_type = Some(node),
+                Capture::BindingValue => binding_value = Some(node),
             }
         }
         let pattern = m.pattern_index;
@@ -108,8 +126,21 @@ pub(crate) fn collect<'t>(tools: &mut Tools, tree: &'t Tree, text: &str) -> Raw<
                 owner,
                 doc,
                 body,
+                type_node,
                 pattern,
             }),
+            Some((Capture::Binding, node)) => {
+                // A binding with neither type nor value still declares a local name (an
+                // untyped parameter, a plain assignment): it shadows outer names.
+                if let Some(name) = binding_name {
+                    raw.bindings.push(RawBinding {
+                        node,
+                        name,
+                        type_node: binding_type,
+                        value: binding_value,
+                    });
+                }
+            }
             Some((Capture::Reference(kind), node)) => {
                 if let Some(name) = name.or(Some(node)) {
                     raw.refs.push(RawRef {
@@ -218,4 +249,15 @@ fn dedup(raw: &mut Raw<'_>) {
         ))
     });
     raw.imports.sort_by_key(|imp| imp.node.start_byte());
+    // Bindings: one per (name node, type, value); by position.
+    let mut seen = rustc_hash::FxHashSet::default();
+    raw.bindings.retain(|b| {
+        seen.insert((
+            b.name.id(),
+            b.type_node.map(|n| n.id()),
+            b.value.map(|n| n.id()),
+        ))
+    });
+    raw.bindings
+        .sort_by_key(|b| (b.node.start_byte(), b.name.start_byte()));
 }

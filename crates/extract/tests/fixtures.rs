@@ -57,6 +57,9 @@ fn render(facts: &FileFacts) -> String {
         }
         writeln!(out).unwrap();
         writeln!(out, "{indent}    sig: {}", d.signature).unwrap();
+        if let Some(t) = &d.type_text {
+            writeln!(out, "{indent}    type: {t}").unwrap();
+        }
         if let Some(doc) = &d.doc {
             writeln!(out, "{indent}    doc: {}", doc.replace('\n', " ⏎ ")).unwrap();
         }
@@ -92,6 +95,20 @@ fn render(facts: &FileFacts) -> String {
             write!(out, " wildcard").unwrap();
         }
         writeln!(out, " L{}", i.span.start_line).unwrap();
+    }
+    for b in &facts.bindings {
+        write!(out, "bind {}", b.name).unwrap();
+        if let Some(t) = &b.type_text {
+            write!(out, " : {t}").unwrap();
+        }
+        if let Some(v) = &b.value {
+            write!(out, " = {v}(..)").unwrap();
+        }
+        let within = b
+            .enclosing
+            .map(|e| facts.definitions[e as usize].scope_path.join("/"))
+            .unwrap_or_else(|| "<file>".into());
+        writeln!(out, " in={within} L{}", b.line).unwrap();
     }
     out
 }

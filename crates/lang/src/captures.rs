@@ -40,6 +40,17 @@ pub enum Capture {
     ImportTree,
     /// `@package.name`: the package or namespace declared for the whole file.
     PackageName,
+    /// `@type`: a definition's declared type (a callable's return type, a field's type).
+    Type,
+    /// `@binding`: a name bound to a type in a scope (typed parameter or variable, assignment
+    /// from a constructor or call).
+    Binding,
+    /// `@binding.name`: the bound name (`x`, `self.store`).
+    BindingName,
+    /// `@binding.type`: the bound name's declared type.
+    BindingType,
+    /// `@binding.value`: the callee of the assigned call or `new` expression.
+    BindingValue,
 }
 
 /// An unknown capture name in a query file.
@@ -54,8 +65,8 @@ impl std::fmt::Display for CaptureError {
             f,
             "unknown capture @{}; allowed: @definition.<{}>, @reference.<{}>, @name, @receiver, \
              @implementor, @owner, @doc, @body, @scope, @scope.name, @import, @import.source, \
-             @import.name, @import.alias, @import.wildcard, @import.tree, @package.name, or any \
-             name starting with _",
+             @import.name, @import.alias, @import.wildcard, @import.tree, @package.name, @type, \
+             @binding, @binding.name, @binding.type, @binding.value, or any name starting with _",
             self.name,
             NodeKind::ALL
                 .iter()
@@ -94,6 +105,11 @@ pub fn validate_capture(name: &str) -> Result<Option<Capture>, CaptureError> {
         "import.wildcard" => Capture::ImportWildcard,
         "import.tree" => Capture::ImportTree,
         "package.name" => Capture::PackageName,
+        "type" => Capture::Type,
+        "binding" => Capture::Binding,
+        "binding.name" => Capture::BindingName,
+        "binding.type" => Capture::BindingType,
+        "binding.value" => Capture::BindingValue,
         other => {
             let parsed = if let Some(kind) = other.strip_prefix("definition.") {
                 NodeKind::parse(kind).map(Capture::Definition)

@@ -162,6 +162,18 @@ pub struct ImportRules {
     pub implicit_self: bool,
 }
 
+/// Names the language provides without any definition in the repository.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct BuiltinRules {
+    /// Plain names (`len`, `print`, `setTimeout`): a reference to one that no scope, import or
+    /// file defines is external, never a guess at a same-named definition elsewhere.
+    pub names: Vec<String>,
+    /// Member names of built-in types (`append`, `setdefault`, `push`, `forEach`): on a receiver
+    /// whose type is unknown they are external rather than a unique same-named member.
+    pub members: Vec<String>,
+}
+
 /// A parsed `language.toml`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -207,6 +219,8 @@ pub struct Manifest {
     pub complexity: ComplexityRules,
     #[serde(default)]
     pub imports: ImportRules,
+    #[serde(default)]
+    pub builtins: BuiltinRules,
 }
 
 fn default_queries() -> Vec<String> {

@@ -39,6 +39,9 @@ pub struct Definition {
     pub modifiers: Vec<String>,
     /// Cyclomatic complexity, for callables.
     pub complexity: Option<u32>,
+    /// The declared type as written: a callable's return type, a field's, property's or
+    /// variable's type (`Store`, `Option<Store>`, `list[Store]`).
+    pub type_text: Option<String>,
 }
 
 /// What a reference site means.
@@ -147,6 +150,23 @@ impl Import {
     }
 }
 
+/// A name bound to a type inside a scope, for receiver typing: a typed parameter or variable
+/// (`s: Store`), an assignment from a constructor or call (`x = Store()`, `let x = Store::new()`,
+/// `const x = new Store()`), an attribute assigned in a method (`self.store = Store()`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binding {
+    /// The bound name as written: `x`, `self.store`, `this.store`.
+    pub name: String,
+    /// The declared type as written.
+    pub type_text: Option<String>,
+    /// The callee of the assigned call or `new` as written (`Store`, `Store::new`, `make`,
+    /// `a.b.make`).
+    pub value: Option<String>,
+    /// Innermost enclosing definition; `None` means file level.
+    pub enclosing: Option<LocalId>,
+    pub line: u32,
+}
+
 /// Why extraction of (part of) a file was incomplete.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DiagnosticKind {
@@ -185,6 +205,7 @@ pub struct FileFacts {
     pub definitions: Vec<Definition>,
     pub references: Vec<Reference>,
     pub imports: Vec<Import>,
+    pub bindings: Vec<Binding>,
     /// Package or namespace declared for the whole file (`package a.b;`, `namespace A.B;`).
     pub package: Option<String>,
     pub diagnostics: Vec<Diagnostic>,

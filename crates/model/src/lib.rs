@@ -7,7 +7,8 @@ mod kinds;
 mod path;
 
 pub use facts::{
-    Definition, Diagnostic, DiagnosticKind, FileFacts, Import, LocalId, RefKind, Reference, Span,
+    Binding, Definition, Diagnostic, DiagnosticKind, FileFacts, Import, LocalId, RefKind,
+    Reference, Span,
 };
 pub use ids::stable_id;
 pub use kinds::{Confidence, EdgeKind, NodeKind, Provenance, Visibility};

@@ -36,6 +36,7 @@ const ALLOWED: &[(&str, &[&str], &[&str])] = &[
         &["model"],
     ),
     ("git", &["gix", "thiserror"], &[]),
+    ("scip", &["scip", "protobuf", "thiserror"], &[]),
     (
         "engine",
         &[
@@ -46,7 +47,7 @@ const ALLOWED: &[(&str, &[&str], &[&str])] = &[
             "tracing",
         ],
         &[
-            "model", "lang", "extract", "resolve", "search", "store", "vfs", "git",
+            "model", "lang", "extract", "resolve", "search", "store", "vfs", "git", "scip",
         ],
     ),
     (

@@ -32,6 +32,9 @@ pub struct LangRules {
     pub implicit_self: bool,
     /// Module style (`python`, `rust`, `go`, `path`, `declared`, `none`).
     pub module_style: String,
+    /// Names and member names the language provides (see `language.toml` `[builtins]`).
+    pub builtin_names: rustc_hash::FxHashSet<String>,
+    pub builtin_members: rustc_hash::FxHashSet<String>,
 }
 
 /// A file of the generation.
@@ -59,6 +62,21 @@ pub struct Symbol {
     /// Declared without a body (C prototype, interface method): a definition with the same
     /// qualified name is preferred.
     pub declaration: bool,
+    /// Declared type as written: a callable's return type, a field's or variable's type.
+    pub type_text: Option<String>,
+}
+
+/// A name bound to a type in a scope (typed parameter or variable, assignment from a call).
+#[derive(Debug, Clone)]
+pub struct Bind {
+    pub file: i64,
+    /// The enclosing definition, or the File node.
+    pub scope: i64,
+    /// As written: `x`, `self.store`, `this.store`.
+    pub name: String,
+    pub type_text: Option<String>,
+    /// The callee of the assigned call (`Store`, `Store::new`, `make`).
+    pub value: Option<String>,
 }
 
 /// A reference site.
@@ -103,7 +121,7 @@ pub struct Edge {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unresolved {
     pub ref_id: i64,
-    /// `no_candidates`, `external`, `too_many_candidates`, `unknown_receiver`.
+    /// `no_candidates`, `external`, `too_many_candidates`, `local` (a local variable or parameter).
     pub reason: &'static str,
     pub candidates: u32,
 }

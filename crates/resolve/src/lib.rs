@@ -13,9 +13,10 @@ mod index;
 mod input;
 mod modules;
 mod resolver;
+mod typing;
 
 pub use input::{
-    Binds, Edge, FileCtx, Imp, LangRules, Output, Ref, Resolution, Symbol, Unresolved,
+    Bind, Binds, Edge, FileCtx, Imp, LangRules, Output, Ref, Resolution, Symbol, Unresolved,
 };
 pub use modules::normalize;
 pub use resolver::{MAX_CANDIDATES, Resolver, push};

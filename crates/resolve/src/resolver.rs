@@ -5,12 +5,15 @@ use sextant_model::{Confidence, EdgeKind, NodeKind, Provenance, RefKind};
 
 use crate::index::Index;
 use crate::input::{
-    Binds, Edge, FileCtx, Imp, LangRules, Output, Ref, Resolution, Symbol, Unresolved,
+    Bind, Binds, Edge, FileCtx, Imp, LangRules, Output, Ref, Resolution, Symbol, Unresolved,
 };
 use crate::modules::{dir_of, join_relative, normalize, strip_extension};
 
 /// At most this many candidates are kept as `ambiguous` edges; more is `too_many_candidates`.
 pub const MAX_CANDIDATES: usize = 8;
+
+/// Import resolution passes: re-exports are followed through this many modules.
+const IMPORT_PASSES: usize = 3;
 
 /// What a name or module path denotes.
 #[derive(Debug, Clone)]
@@ -31,7 +34,7 @@ struct FileBindings {
 
 /// Resolves references of one generation.
 pub struct Resolver {
-    ix: Index,
+    pub(crate) ix: Index,
     bindings: FxHashMap<i64, FileBindings>,
     /// Type → its base types (from resolved inherit/implement clauses).
     bases: FxHashMap<i64, Vec<i64>>,
@@ -40,18 +43,34 @@ pub struct Resolver {
     extra_members: FxHashMap<(u32, String), Vec<u32>>,
     /// The reverse: out-of-line member → its type.
     owner_of: FxHashMap<u32, u32>,
+    /// Typed bindings, and their indexes by (scope, name) and by name.
+    pub(crate) binds: Vec<Bind>,
+    pub(crate) binds_in_scope: FxHashMap<(i64, String), Vec<u32>>,
+    pub(crate) binds_named: FxHashMap<String, Vec<u32>>,
 }
 
 fn allowed(ref_kind: RefKind, kind: NodeKind) -> bool {
     use NodeKind as K;
     let types = kind.is_type_like() || matches!(kind, K::TypeAlias | K::Delegate);
     match ref_kind {
+        // Values may hold callables and types: `response_class = Response` then
+        // `self.response_class()`, `pass_info = make_decorator()` then `@pass_info`.
         RefKind::Call | RefKind::Decorate => {
-            kind.is_callable() || types || matches!(kind, K::Constructor)
+            kind.is_callable()
+                || types
+                || matches!(
+                    kind,
+                    K::Constructor | K::Field | K::Property | K::Variable | K::Constant
+                )
         }
         RefKind::Instantiate => types,
-        RefKind::Type | RefKind::Inherit | RefKind::Implement => types,
-        RefKind::Read | RefKind::Write => matches!(
+        // Type aliases written as assignments (`Callback = Callable[...]`, `T = TypeVar("T")`).
+        RefKind::Type => types || matches!(kind, K::Variable | K::Constant),
+        RefKind::Inherit | RefKind::Implement => types,
+        // Any definition can be read as a value (a function passed as a callback, a class
+        // stored in an attribute, a `@property` method); only values are written.
+        RefKind::Read => !matches!(kind, K::File | K::Document | K::DocSection),
+        RefKind::Write => matches!(
             kind,
             K::Field | K::Property | K::Variable | K::Constant | K::EnumMember
         ),
@@ -83,10 +102,30 @@ impl Resolver {
             bases: FxHashMap::default(),
             extra_members: FxHashMap::default(),
             owner_of: FxHashMap::default(),
+            binds: Vec::new(),
+            binds_in_scope: FxHashMap::default(),
+            binds_named: FxHashMap::default(),
         }
     }
 
-    fn rules_of(&self, file: &FileCtx) -> &LangRules {
+    /// Adds typed bindings (receiver typing). Order matters only within a scope: the first
+    /// binding of a name with a declared type wins, else the first with a value.
+    pub fn with_bindings(mut self, binds: Vec<Bind>) -> Resolver {
+        for (i, b) in binds.iter().enumerate() {
+            self.binds_in_scope
+                .entry((b.scope, b.name.clone()))
+                .or_default()
+                .push(i as u32);
+            self.binds_named
+                .entry(b.name.clone())
+                .or_default()
+                .push(i as u32);
+        }
+        self.binds = binds;
+        self
+    }
+
+    pub(crate) fn rules_of(&self, file: &FileCtx) -> &LangRules {
         &self.ix.rules[file.lang]
     }
 
@@ -281,11 +320,31 @@ impl Resolver {
                 }
             }
         }
+        // Re-exports: a name the module imports (`from .app import Flask` in `__init__.py`,
+        // `export { x } from './x'`, `pub use`), as bound by the previous import pass.
+        if out.is_empty() {
+            for f in files {
+                if let Some(Target::Symbols(syms)) =
+                    self.bindings.get(f).and_then(|b| b.names.get(name))
+                {
+                    out.extend_from_slice(syms);
+                }
+            }
+        }
         out
     }
 
-    /// Resolves every import into per-file bindings and `Imports` edges.
+    /// Resolves every import into per-file bindings and `Imports` edges. Imports are resolved
+    /// in [`IMPORT_PASSES`] passes so that re-exports (a module importing what it exposes)
+    /// chain through that many modules whatever the order of the files.
     pub fn resolve_imports(&mut self, imports: &[Imp]) -> Vec<Edge> {
+        for _ in 1..IMPORT_PASSES {
+            self.resolve_imports_once(imports);
+        }
+        self.resolve_imports_once(imports)
+    }
+
+    fn resolve_imports_once(&mut self, imports: &[Imp]) -> Vec<Edge> {
         let mut edges = Vec::new();
         let mut bindings: FxHashMap<i64, FileBindings> = FxHashMap::default();
         for imp in imports {
@@ -404,7 +463,7 @@ impl Resolver {
     // ---------------------------------------------------------------- members and hierarchy
 
     /// Members named `name` of the type/namespace `s`, following base types.
-    fn member(&self, s: u32, name: &str, depth: u32) -> Vec<u32> {
+    pub(crate) fn member(&self, s: u32, name: &str, depth: u32) -> Vec<u32> {
         let key = format!("{}.{name}", self.ix.norm[s as usize]);
         let mut direct = self.ix.norm_named(&key).to_vec();
         if let Some(extra) = self.extra_members.get(&(s, name.to_string())) {
@@ -432,7 +491,7 @@ impl Resolver {
     }
 
     /// The innermost type around a definition (or the type owning an out-of-line method).
-    fn enclosing_type(&self, src: i64) -> Option<u32> {
+    pub(crate) fn enclosing_type(&self, src: i64) -> Option<u32> {
         let mut cur = src;
         for _ in 0..32 {
             let (i, s) = self.ix.symbol(cur)?;
@@ -573,7 +632,7 @@ impl Resolver {
 
     // ---------------------------------------------------------------- references
 
-    fn keep(&self, r: &Ref, file: &FileCtx, cands: &[u32]) -> Vec<u32> {
+    pub(crate) fn keep(&self, r: &Ref, file: &FileCtx, cands: &[u32]) -> Vec<u32> {
         let fam = self.ix.family_of_lang[file.lang];
         let mut seen = FxHashSet::default();
         let kept: Vec<u32> = cands
@@ -607,7 +666,7 @@ impl Resolver {
         kept
     }
 
-    fn edges_to(
+    pub(crate) fn edges_to(
         &self,
         r: &Ref,
         cands: &[u32],
@@ -686,7 +745,7 @@ impl Resolver {
         )
     }
 
-    fn unresolved(r: &Ref, reason: &'static str, candidates: usize) -> Resolution {
+    pub(crate) fn unresolved(r: &Ref, reason: &'static str, candidates: usize) -> Resolution {
         Resolution::Unresolved(Unresolved {
             ref_id: r.id,
             reason,
@@ -697,11 +756,16 @@ impl Resolver {
     /// Resolves one reference. Call [`Resolver::resolve_imports`] and
     /// [`Resolver::resolve_inheritance`] first.
     pub fn resolve(&self, r: &Ref) -> Resolution {
+        self.resolve_at(r, 0)
+    }
+
+    /// [`Resolver::resolve`] inside receiver typing, `depth` steps deep.
+    pub(crate) fn resolve_at(&self, r: &Ref, depth: u32) -> Resolution {
         let Some(file) = self.ix.file(r.file) else {
             return Self::unresolved(r, "no_candidates", 0);
         };
         match r.receiver.as_deref().map(str::trim) {
-            Some(recv) if !recv.is_empty() => self.resolve_with_receiver(r, file, recv),
+            Some(recv) if !recv.is_empty() => self.resolve_with_receiver(r, file, recv, depth),
             _ => self.resolve_plain(r, file, &r.name),
         }
     }
@@ -713,8 +777,12 @@ impl Resolver {
         kept.into_iter()
             .filter(|&c| {
                 let s = &self.ix.symbols[c as usize];
+                // Members are not global names (unless types), nor are definitions local to a
+                // function.
                 match s.parent.and_then(|p| self.ix.symbol(p)) {
-                    Some((_, p)) => !p.kind.is_type_like() || s.kind.is_type_like(),
+                    Some((_, p)) => {
+                        (!p.kind.is_type_like() || s.kind.is_type_like()) && !p.kind.is_callable()
+                    }
                     None => true,
                 }
             })
@@ -768,6 +836,13 @@ impl Resolver {
                 }
             }
         }
+        // A local of an enclosing function (parameter, assignment target) is not a definition;
+        // neither is `self`/`cls` read as a value.
+        if self.is_local(r.src, file, name)
+            || (r.kind == RefKind::Read && rules.self_names.iter().any(|s| s == name))
+        {
+            return Self::unresolved(r, "local", 0);
+        }
         // 2. Imported names.
         let bindings = self.bindings.get(&file.id);
         if let Some(target) = bindings.and_then(|b| b.names.get(name)) {
@@ -779,6 +854,23 @@ impl Resolver {
                     }
                 }
                 Target::External => return Self::unresolved(r, "external", 0),
+                // A module read as a value (`models` after `from app import models`): the
+                // edge goes to the module's file.
+                Target::Module { files, .. } if r.kind == RefKind::Read => {
+                    if let Some(node) = files.first().and_then(|f| self.ix.file(*f)).map(|f| f.node)
+                    {
+                        return Resolution::Edges(vec![Edge {
+                            src: r.src,
+                            dst: node,
+                            kind: r.kind.edge_kind(),
+                            provenance: Provenance::Inferred,
+                            confidence: Confidence::High,
+                            rule: "import",
+                            ref_id: Some(r.id),
+                            import_id: None,
+                        }]);
+                    }
+                }
                 Target::Module { .. } => {}
             }
         }
@@ -800,6 +892,10 @@ impl Resolver {
             if !found.is_empty() {
                 return self.edges_to(r, &found, "wildcard_import", Confidence::Medium);
             }
+        }
+        // A built-in (`len`, `print`) that nothing above defines.
+        if rules.builtin_names.contains(name) {
+            return Self::unresolved(r, "external", 0);
         }
         // 4. The same package or directory.
         let module = normalize(&file.module);
@@ -897,7 +993,13 @@ impl Resolver {
         }
     }
 
-    fn resolve_with_receiver(&self, r: &Ref, file: &FileCtx, recv: &str) -> Resolution {
+    pub(crate) fn resolve_with_receiver(
+        &self,
+        r: &Ref,
+        file: &FileCtx,
+        recv: &str,
+        depth: u32,
+    ) -> Resolution {
         let rules = self.rules_of(file);
         let name = r.name.as_str();
         let bare = recv.trim_end_matches("()");
@@ -927,7 +1029,10 @@ impl Resolver {
             return self.member_candidates(r, file, name);
         }
         if !is_simple_path(recv) {
-            return self.member_candidates(r, file, name);
+            // `Store().get()`, `make(x).get()`, `new Foo().bar()`.
+            return self
+                .typed_member(r, file, recv, depth)
+                .unwrap_or_else(|| self.member_candidates(r, file, name));
         }
         let segs: Vec<&str> = recv
             .split(['.', ':', '\\'])
@@ -936,9 +1041,13 @@ impl Resolver {
         let Some((head, rest)) = segs.split_first() else {
             return self.member_candidates(r, file, name);
         };
-        if rules.self_names.iter().any(|s| s == head) {
-            // `self.store.get()`: the attribute's type is unknown to this pass.
-            return self.member_candidates(r, file, name);
+        // `self.store.get()`, or a local/parameter with a known type (it shadows globals).
+        if rules.self_names.iter().any(|s| s == head)
+            || self.binding_of(r.src, file, head).is_some()
+        {
+            return self
+                .typed_member(r, file, recv, depth)
+                .unwrap_or_else(|| self.member_candidates(r, file, name));
         }
         let mut target = self.resolve_head(r, file, head);
         for seg in rest {
@@ -967,12 +1076,36 @@ impl Resolver {
                 }
                 self.member_candidates(r, file, name)
             }
-            None => self.member_candidates(r, file, name),
+            None => self
+                .typed_member(r, file, recv, depth)
+                .unwrap_or_else(|| self.member_candidates(r, file, name)),
         }
     }
 
+    /// Member `r.name` of the receiver's type, when receiver typing tells the type. A known type
+    /// without that member (inherited from outside the repository, or dynamic) leaves the
+    /// reference unresolved rather than guessing by name.
+    fn typed_member(&self, r: &Ref, file: &FileCtx, recv: &str, depth: u32) -> Option<Resolution> {
+        if depth > crate::typing::MAX_TYPE_DEPTH {
+            return None;
+        }
+        let types = self.receiver_types(r, file, recv, depth)?;
+        let mut found = Vec::new();
+        for t in &types {
+            found.extend(self.member(*t, &r.name, 0));
+        }
+        let found = self.keep(r, file, &found);
+        if found.is_empty() {
+            return Some(Self::unresolved(r, "no_candidates", 0));
+        }
+        Some(self.edges_to(r, &found, "receiver_type", Confidence::Medium))
+    }
+
     /// The receiver's type is unknown: candidates are members with that name anywhere.
-    fn member_candidates(&self, r: &Ref, file: &FileCtx, name: &str) -> Resolution {
+    pub(crate) fn member_candidates(&self, r: &Ref, file: &FileCtx, name: &str) -> Resolution {
+        if self.rules_of(file).builtin_members.contains(name) {
+            return Self::unresolved(r, "external", 0);
+        }
         let all = self.ix.by_name.get(name).map(Vec::as_slice).unwrap_or(&[]);
         let found: Vec<u32> = self
             .keep(r, file, all)

@@ -10,15 +10,15 @@ mod schema;
 mod write;
 
 pub use read::{
-    EdgeDump, EdgeHit, FileInfo, GenerationInfo, Histogram, NodeRow, RefSite, SearchFilters,
-    SkippedRow,
+    EdgeDump, EdgeHit, FileInfo, GenerationInfo, Histogram, ImportBrief, NodeBrief, NodeRow,
+    RefBrief, RefEdge, RefSite, SearchFilters, SkippedRow,
 };
 pub use rows::{
-    EdgeRow, FileVersionRow, ImportRow, NewNode, RefRow, ResolveImport, ResolveNode, ResolveRef,
-    UnresolvedRow,
+    BindingRow, EdgeRow, FileVersionRow, ImportRow, NewNode, RefRow, ResolveImport, ResolveNode,
+    ResolveRef, UnresolvedRow,
 };
 pub use schema::SCHEMA_VERSION;
-pub use write::{FileBatch, GenerationBuilder, IdRanges};
+pub use write::{FileBatch, GenerationBuilder, IdRanges, Reused};
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

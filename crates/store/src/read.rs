@@ -768,3 +768,206 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 }
+
+/// A node's identity and place, for whole-generation passes (evaluation, export, ingestion).
+#[derive(Debug, Clone)]
+pub struct NodeBrief {
+    pub id: i64,
+    pub file_id: i64,
+    pub kind: String,
+    pub name: String,
+    pub qname: String,
+    pub parent_id: Option<i64>,
+    /// 1-based lines, 0-based byte columns.
+    pub start: (u32, u32),
+    pub end: (u32, u32),
+}
+
+/// A reference site, for whole-generation passes.
+#[derive(Debug, Clone)]
+pub struct RefBrief {
+    pub id: i64,
+    pub file_id: i64,
+    pub src_id: i64,
+    pub kind: String,
+    pub name: String,
+    pub receiver: Option<String>,
+    pub line: u32,
+    pub col: u32,
+}
+
+/// An edge made from a reference site.
+#[derive(Debug, Clone)]
+pub struct RefEdge {
+    pub ref_id: i64,
+    pub src: i64,
+    pub dst: i64,
+    pub kind: String,
+    pub provenance: String,
+    pub rule: String,
+}
+
+impl Store {
+    /// Every node of a generation (File nodes included), by file and position.
+    pub fn generation_nodes(&self, generation: i64) -> Result<Vec<NodeBrief>> {
+        self.conn
+            .prepare(
+                "SELECT n.id, n.file_id, n.kind, n.name, n.qname, n.parent_id,
+                        n.start_line, n.start_col, n.end_line, n.end_col
+                 FROM nodes n JOIN gen_files g ON g.file_id = n.file_id AND g.generation = ?1
+                 ORDER BY n.file_id, n.start_byte, n.id",
+            )
+            .and_then(|mut s| {
+                s.query_map([generation], |r| {
+                    Ok(NodeBrief {
+                        id: r.get(0)?,
+                        file_id: r.get(1)?,
+                        kind: r.get(2)?,
+                        name: r.get(3)?,
+                        qname: r.get(4)?,
+                        parent_id: r.get(5)?,
+                        start: (r.get(6)?, r.get(7)?),
+                        end: (r.get(8)?, r.get(9)?),
+                    })
+                })?
+                .collect()
+            })
+            .map_err(|e| self.err(e))
+    }
+
+    /// Every reference site of a generation.
+    pub fn generation_refs(&self, generation: i64) -> Result<Vec<RefBrief>> {
+        self.conn
+            .prepare(
+                "SELECT r.id, r.file_id, r.src_id, r.kind, r.name, r.receiver, r.line, r.col
+                 FROM refs r JOIN gen_files g ON g.file_id = r.file_id AND g.generation = ?1
+                 ORDER BY r.file_id, r.line, r.col, r.id",
+            )
+            .and_then(|mut s| {
+                s.query_map([generation], |r| {
+                    Ok(RefBrief {
+                        id: r.get(0)?,
+                        file_id: r.get(1)?,
+                        src_id: r.get(2)?,
+                        kind: r.get(3)?,
+                        name: r.get(4)?,
+                        receiver: r.get(5)?,
+                        line: r.get(6)?,
+                        col: r.get(7)?,
+                    })
+                })?
+                .collect()
+            })
+            .map_err(|e| self.err(e))
+    }
+
+    /// Every edge of a generation that was made from a reference site.
+    pub fn generation_ref_edges(&self, generation: i64) -> Result<Vec<RefEdge>> {
+        self.conn
+            .prepare(
+                "SELECT ref_id, src, dst, kind, provenance, rule FROM edges
+                 WHERE generation = ?1 AND ref_id IS NOT NULL ORDER BY ref_id, dst",
+            )
+            .and_then(|mut s| {
+                s.query_map([generation], |r| {
+                    Ok(RefEdge {
+                        ref_id: r.get(0)?,
+                        src: r.get(1)?,
+                        dst: r.get(2)?,
+                        kind: r.get(3)?,
+                        provenance: r.get(4)?,
+                        rule: r.get(5)?,
+                    })
+                })?
+                .collect()
+            })
+            .map_err(|e| self.err(e))
+    }
+
+    /// Every unresolved reference of a generation: (ref id, reason).
+    pub fn generation_unresolved(&self, generation: i64) -> Result<Vec<(i64, String)>> {
+        self.conn
+            .prepare("SELECT ref_id, reason FROM unresolved WHERE generation = ?1")
+            .and_then(|mut s| {
+                s.query_map([generation], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect()
+            })
+            .map_err(|e| self.err(e))
+    }
+}
+
+/// An imported binding, for whole-generation passes.
+#[derive(Debug, Clone)]
+pub struct ImportBrief {
+    pub id: i64,
+    pub file_id: i64,
+    pub name: Option<String>,
+    pub alias: Option<String>,
+    /// Where the import statement starts.
+    pub line: u32,
+}
+
+impl Store {
+    /// Every import of a generation.
+    pub fn generation_imports(&self, generation: i64) -> Result<Vec<ImportBrief>> {
+        self.conn
+            .prepare(
+                "SELECT i.id, i.file_id, i.name, i.alias, i.line
+                 FROM imports i JOIN gen_files g ON g.file_id = i.file_id AND g.generation = ?1
+                 ORDER BY i.file_id, i.line, i.id",
+            )
+            .and_then(|mut s| {
+                s.query_map([generation], |r| {
+                    Ok(ImportBrief {
+                        id: r.get(0)?,
+                        file_id: r.get(1)?,
+                        name: r.get(2)?,
+                        alias: r.get(3)?,
+                        line: r.get(4)?,
+                    })
+                })?
+                .collect()
+            })
+            .map_err(|e| self.err(e))
+    }
+
+    /// Every edge of a generation made from an import, keyed by import id in `ref_id`.
+    pub fn generation_import_edges(&self, generation: i64) -> Result<Vec<RefEdge>> {
+        self.conn
+            .prepare(
+                "SELECT import_id, src, dst, kind, provenance, rule FROM edges
+                 WHERE generation = ?1 AND import_id IS NOT NULL ORDER BY import_id, dst",
+            )
+            .and_then(|mut s| {
+                s.query_map([generation], |r| {
+                    Ok(RefEdge {
+                        ref_id: r.get(0)?,
+                        src: r.get(1)?,
+                        dst: r.get(2)?,
+                        kind: r.get(3)?,
+                        provenance: r.get(4)?,
+                        rule: r.get(5)?,
+                    })
+                })?
+                .collect()
+            })
+            .map_err(|e| self.err(e))
+    }
+}
+
+impl Store {
+    /// Every node of a generation with its path, stable id and language (File nodes included),
+    /// by path and position (for whole-graph exports).
+    pub fn generation_node_rows(&self, generation: i64) -> Result<Vec<NodeRow>> {
+        let sql = format!(
+            "SELECT {NODE_COLUMNS} FROM nodes n
+             JOIN gen_files g ON g.file_id = n.file_id AND g.generation = ?1
+             JOIN file_versions f ON f.id = n.file_id
+             ORDER BY f.path, n.start_byte, n.id"
+        );
+        self.conn
+            .prepare(&sql)
+            .and_then(|mut s| s.query_map([generation], node_row)?.collect())
+            .map_err(|e| self.err(e))
+    }
+}

@@ -42,6 +42,7 @@ pub struct NewNode {
     pub visibility: Visibility,
     pub modifiers: String,
     pub complexity: Option<u32>,
+    pub type_text: Option<String>,
     /// Full-text columns (pre-split identifiers).
     pub name_tokens: String,
     pub qname_tokens: String,
@@ -108,6 +109,20 @@ pub struct ResolveNode {
     pub parent_id: Option<i64>,
     /// Comma-separated modifiers (`declaration`, `static`, ...).
     pub modifiers: String,
+    /// Declared type (return type of a callable).
+    pub type_text: Option<String>,
+}
+
+/// A typed binding (to insert, and as the resolver needs it).
+#[derive(Debug, Clone)]
+pub struct BindingRow {
+    pub file_id: i64,
+    /// The enclosing definition, or the File node.
+    pub scope_id: i64,
+    pub name: String,
+    pub type_text: Option<String>,
+    pub value: Option<String>,
+    pub line: u32,
 }
 
 /// A reference as the resolver needs it.

@@ -3,7 +3,7 @@
 use rusqlite::Connection;
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 const V1: &str = r#"
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -127,6 +127,21 @@ INSERT INTO nodes_fts(nodes_fts, rank) VALUES ('rank', 'bm25(10.0, 4.0, 1.0, 0.5
 INSERT INTO meta(key, value) VALUES ('active_generation', '0');
 "#;
 
+/// Version 2: declared types on nodes and typed bindings (receiver typing). File versions
+/// written by version 1 have no bindings; their extractor version no longer matches, so the
+/// next index re-extracts them.
+const V2: &str = r#"
+ALTER TABLE nodes ADD COLUMN type_text TEXT;
+CREATE TABLE bindings (
+    file_id   INTEGER NOT NULL,
+    scope_id  INTEGER NOT NULL,
+    name      TEXT NOT NULL,
+    type_text TEXT,
+    value     TEXT,
+    line      INTEGER NOT NULL
+);
+"#;
+
 /// Secondary indexes of the bulk tables, as (name, `table(columns)`); the edge indexes come last.
 /// A first index of an empty database drops them and builds them once after loading (much faster
 /// than maintaining them row by row); `Store::open` always makes sure they exist, so a crash in
@@ -141,6 +156,7 @@ pub(crate) const SECONDARY_INDEXES: &[(&str, &str)] = &[
     ("refs_name", "refs(name)"),
     ("refs_src", "refs(src_id)"),
     ("imports_file", "imports(file_id)"),
+    ("bindings_file", "bindings(file_id)"),
     ("edges_src", "edges(generation, src)"),
     ("edges_dst", "edges(generation, dst)"),
 ];
@@ -178,8 +194,14 @@ pub(crate) fn migrate(conn: &Connection) -> Result<(), MigrateError> {
     let run = || -> rusqlite::Result<()> {
         conn.execute_batch("BEGIN IMMEDIATE")?;
         // Another process may have migrated while we waited for the lock.
-        if version(conn)? < 1 {
+        let from = version(conn)?;
+        if from < 1 {
             conn.execute_batch(V1)?;
+        }
+        if from < 2 {
+            conn.execute_batch(V2)?;
+        }
+        if from < SCHEMA_VERSION {
             create_indexes(conn, false)?;
             conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
         }

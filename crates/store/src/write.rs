@@ -5,13 +5,28 @@ use rusqlite::params;
 use sextant_model::{NodeKind, RefKind};
 
 use crate::rows::{
-    EdgeRow, FileVersionRow, ImportRow, NewNode, RefRow, ResolveImport, ResolveNode, ResolveRef,
-    UnresolvedRow,
+    BindingRow, EdgeRow, FileVersionRow, ImportRow, NewNode, RefRow, ResolveImport, ResolveNode,
+    ResolveRef, UnresolvedRow,
 };
 use crate::{Result, Store};
 
 /// One file version with its nodes, references and imports.
-pub type FileBatch = (FileVersionRow, Vec<NewNode>, Vec<RefRow>, Vec<ImportRow>);
+/// What the resolver needs of the file versions a generation reuses.
+#[derive(Debug, Default)]
+pub struct Reused {
+    pub nodes: Vec<ResolveNode>,
+    pub refs: Vec<ResolveRef>,
+    pub imports: Vec<ResolveImport>,
+    pub bindings: Vec<BindingRow>,
+}
+
+pub type FileBatch = (
+    FileVersionRow,
+    Vec<NewNode>,
+    Vec<RefRow>,
+    Vec<ImportRow>,
+    Vec<BindingRow>,
+);
 
 /// The next free ids, allocated by the (single) writer without round trips.
 #[derive(Debug, Clone, Copy, Default)]
@@ -90,6 +105,7 @@ impl Store {
                  DELETE FROM nodes WHERE file_id IN (SELECT id FROM dead_files);
                  DELETE FROM refs WHERE file_id IN (SELECT id FROM dead_files);
                  DELETE FROM imports WHERE file_id IN (SELECT id FROM dead_files);
+                 DELETE FROM bindings WHERE file_id IN (SELECT id FROM dead_files);
                  DELETE FROM file_versions WHERE id IN (SELECT id FROM dead_files);
                  DELETE FROM dead_files;",
             )?;
@@ -169,8 +185,8 @@ impl GenerationBuilder<'_> {
             let mut node_stmt = c.prepare_cached(
                 "INSERT INTO nodes(id, file_id, stable_id, kind, name, qname, language, parent_id,
                    start_line, start_col, end_line, end_col, start_byte, end_byte, signature, doc,
-                   visibility, modifiers, complexity)
-                 VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)",
+                   visibility, modifiers, complexity, type_text)
+                 VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20)",
             )?;
             let mut fts_stmt = c.prepare_cached(
                 "INSERT INTO nodes_fts(rowid, name_tokens, qname_tokens, signature, doc)
@@ -184,7 +200,11 @@ impl GenerationBuilder<'_> {
                 "INSERT INTO imports(id, file_id, src_id, source, name, alias, wildcard, line, col)
                  VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
             )?;
-            for (file, nodes, refs, imports) in batch {
+            let mut binding_stmt = c.prepare_cached(
+                "INSERT INTO bindings(file_id, scope_id, name, type_text, value, line)
+                 VALUES (?1,?2,?3,?4,?5,?6)",
+            )?;
+            for (file, nodes, refs, imports, bindings) in batch {
                 file_stmt.execute(params![
                     file.id,
                     file.path,
@@ -219,7 +239,8 @@ impl GenerationBuilder<'_> {
                         n.doc,
                         n.visibility.as_str(),
                         n.modifiers,
-                        n.complexity
+                        n.complexity,
+                        n.type_text
                     ])?;
                     let doc: Option<&str> = n.doc.as_deref().map(|d| {
                         let mut end = d.len().min(600);
@@ -254,6 +275,16 @@ impl GenerationBuilder<'_> {
                     import_stmt.execute(params![
                         i.id, i.file_id, i.src_id, i.source, i.name, i.alias, i.wildcard, i.line,
                         i.col
+                    ])?;
+                }
+                for b in bindings {
+                    binding_stmt.execute(params![
+                        b.file_id,
+                        b.scope_id,
+                        b.name,
+                        b.type_text,
+                        b.value,
+                        b.line
                     ])?;
                 }
             }
@@ -311,14 +342,15 @@ impl GenerationBuilder<'_> {
     }
 
     /// Loads what the resolver needs of the file versions this generation reuses.
-    pub fn load_reused(&self) -> Result<(Vec<ResolveNode>, Vec<ResolveRef>, Vec<ResolveImport>)> {
+    pub fn load_reused(&self) -> Result<Reused> {
         let c = &self.store.conn;
         let generation = self.generation;
         let below = self.first.file;
         let run = || -> rusqlite::Result<_> {
             let nodes = c
                 .prepare(
-                    "SELECT n.id, n.file_id, n.kind, n.name, n.qname, n.parent_id, n.modifiers
+                    "SELECT n.id, n.file_id, n.kind, n.name, n.qname, n.parent_id, n.modifiers,
+                            n.type_text
                      FROM gen_files g JOIN nodes n ON n.file_id = g.file_id
                      WHERE g.generation = ?1 AND g.file_id < ?2 ORDER BY n.id",
                 )?
@@ -332,6 +364,7 @@ impl GenerationBuilder<'_> {
                         qname: r.get(4)?,
                         parent_id: r.get(5)?,
                         modifiers: r.get(6)?,
+                        type_text: r.get(7)?,
                     })
                 })?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -372,7 +405,29 @@ impl GenerationBuilder<'_> {
                     })
                 })?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
-            Ok((nodes, refs, imports))
+            let bindings = c
+                .prepare(
+                    "SELECT b.file_id, b.scope_id, b.name, b.type_text, b.value, b.line
+                     FROM gen_files g JOIN bindings b ON b.file_id = g.file_id
+                     WHERE g.generation = ?1 AND g.file_id < ?2 ORDER BY b.file_id, b.rowid",
+                )?
+                .query_map(params![generation, below], |r| {
+                    Ok(BindingRow {
+                        file_id: r.get(0)?,
+                        scope_id: r.get(1)?,
+                        name: r.get(2)?,
+                        type_text: r.get(3)?,
+                        value: r.get(4)?,
+                        line: r.get(5)?,
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(Reused {
+                nodes,
+                refs,
+                imports,
+                bindings,
+            })
         };
         run().map_err(|e| self.store.err(e))
     }

@@ -2,7 +2,7 @@
 
 use sextant_model::{Confidence, EdgeKind, NodeKind, Provenance, RefKind, Span, Visibility};
 use sextant_store::{
-    EdgeRow, FileVersionRow, NewNode, RefRow, SearchFilters, Store, UnresolvedRow,
+    BindingRow, EdgeRow, FileVersionRow, NewNode, RefRow, SearchFilters, Store, UnresolvedRow,
 };
 
 fn file(id: i64, node: i64, path: &str, hash: &str) -> FileVersionRow {
@@ -42,6 +42,7 @@ fn node(id: i64, file_id: i64, kind: NodeKind, name: &str, parent: Option<i64>) 
         visibility: Visibility::Public,
         modifiers: String::new(),
         complexity: Some(1),
+        type_text: Some("int".into()),
         name_tokens: sextant_search_like(name),
         qname_tokens: format!("m {}", sextant_search_like(name)),
     }
@@ -93,6 +94,14 @@ fn build(store: &mut Store, hash: &str, publish: bool) -> i64 {
             },
         ],
         vec![],
+        vec![BindingRow {
+            file_id: f,
+            scope_id: n + 1,
+            name: "x".into(),
+            type_text: None,
+            value: Some("f".into()),
+            line: 3,
+        }],
     )])
     .unwrap();
     b.write_resolution(
