@@ -149,6 +149,57 @@
     object: (_) @receiver
     property: (property_identifier) @name)) @reference.instantiate
 
+; member reads (`state.type_`, `ArchType.Map`); the call and `new` sites above win
+(member_expression
+  object: (_) @receiver
+  property: [(property_identifier) (private_property_identifier)] @name) @reference.read
+; names read as values (locals among them are told apart by the local bindings below)
+(member_expression object: (identifier) @name @reference.read)
+(subscript_expression object: (identifier) @name @reference.read)
+(subscript_expression index: (identifier) @name @reference.read)
+(arguments (identifier) @name @reference.read)
+(return_statement (identifier) @name @reference.read)
+(variable_declarator value: (identifier) @name @reference.read)
+(assignment_expression right: (identifier) @name @reference.read)
+(augmented_assignment_expression right: (identifier) @name @reference.read)
+(binary_expression (identifier) @name @reference.read)
+(unary_expression argument: (identifier) @name @reference.read)
+(ternary_expression (identifier) @name @reference.read)
+(array (identifier) @name @reference.read)
+(pair value: (identifier) @name @reference.read)
+(shorthand_property_identifier) @name @reference.read
+(spread_element (identifier) @name @reference.read)
+(arrow_function body: (identifier) @name @reference.read)
+(parenthesized_expression (identifier) @name @reference.read)
+(computed_property_name (identifier) @name @reference.read)
+(await_expression (identifier) @name @reference.read)
+(template_substitution (identifier) @name @reference.read)
+(throw_statement (identifier) @name @reference.read)
+(for_in_statement right: (identifier) @name @reference.read)
+(export_statement value: (identifier) @name @reference.read)
+
+; ---- bindings: typed receivers (`const x = new Store()`, `const x = make()`) and local names
+(variable_declarator name: (identifier) @binding.name) @binding
+(variable_declarator
+  name: (identifier) @binding.name
+  value: (new_expression constructor: (_) @binding.value)) @binding
+(variable_declarator
+  name: (identifier) @binding.name
+  value: (call_expression function: (_) @binding.value)) @binding
+(variable_declarator
+  name: (identifier) @binding.name
+  value: (await_expression (call_expression function: (_) @binding.value))) @binding
+(assignment_expression
+  left: (member_expression) @binding.name
+  right: (new_expression constructor: (_) @binding.value)) @binding
+(arrow_function parameter: (identifier) @binding.name) @binding
+(for_in_statement left: (identifier) @binding.name) @binding
+(catch_clause parameter: (identifier) @binding.name) @binding
+(object_pattern (shorthand_property_identifier_pattern) @binding.name @binding)
+(object_pattern (pair_pattern value: (identifier) @binding.name) @binding)
+(array_pattern (identifier) @binding.name @binding)
+(assignment_pattern left: (identifier) @binding.name) @binding
+
 ; `class A extends B`, `class A extends ns.B` (javascript grammar: the heritage is the expression
 ; itself; the typescript grammar wraps it in `extends_clause`, which its own query handles, so the
 ; child is matched by shape: a plain or dotted name)

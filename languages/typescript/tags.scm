@@ -151,6 +151,30 @@
 (omitting_type_annotation (type_identifier) @name @reference.type)
 (adding_type_annotation (type_identifier) @name @reference.type)
 
+; ---- names read as values (TypeScript expressions)
+(as_expression (identifier) @name @reference.read)
+(satisfies_expression (identifier) @name @reference.read)
+(non_null_expression (identifier) @name @reference.read)
+(type_query (identifier) @name @reference.read)
+(type_query (member_expression object: (_) @receiver property: (property_identifier) @name) @reference.read)
+
+; ---- declared types of the definitions the shared javascript patterns describe
+(function_declaration return_type: (type_annotation (_) @type)) @typed
+(function_signature return_type: (type_annotation (_) @type)) @typed
+(method_definition return_type: (type_annotation (_) @type)) @typed
+(method_signature return_type: (type_annotation (_) @type)) @typed
+(abstract_method_signature return_type: (type_annotation (_) @type)) @typed
+(public_field_definition type: (type_annotation (_) @type)) @typed
+(property_signature type: (type_annotation (_) @type)) @typed
+(variable_declarator type: (type_annotation (_) @type)) @typed
+
+; ---- bindings: typed parameters and variables, untyped parameters as local names
+(required_parameter pattern: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding
+(optional_parameter pattern: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding
+(required_parameter pattern: (identifier) @binding.name) @binding
+(optional_parameter pattern: (identifier) @binding.name) @binding
+(variable_declarator name: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding
+
 ; ---- imports
 ; import fs = require('fs')
 (import_statement

@@ -203,6 +203,34 @@ fn map_definition<'a>(
         })
 }
 
+/// The nested definition a document-local definition names: a callable or type starting on
+/// that line and containing the position, innermost.
+fn map_local_definition(nodes: &[NodeBrief], line: u32, col: u32) -> Option<&NodeBrief> {
+    nodes
+        .iter()
+        .filter(|n| {
+            // The name sits where the signature (which starts at the node) has it.
+            let name_col = n
+                .signature
+                .find(n.name.as_str())
+                .map(|o| n.start.1 + o as u32);
+            n.start.0 == line
+                && name_col == Some(col)
+                && matches!(
+                    n.kind.as_str(),
+                    "function"
+                        | "method"
+                        | "class"
+                        | "interface"
+                        | "enum"
+                        | "type_alias"
+                        | "variable"
+                        | "constant"
+                )
+        })
+        .min_by_key(|n| (n.end.0 - n.start.0, n.end.1))
+}
+
 impl Repo {
     /// Scores the active generation against `index` (see the module docs for the metrics).
     pub fn evaluate(&self, index: &Index, samples_per_outcome: usize) -> Result<EvalReport> {
@@ -284,7 +312,10 @@ impl Repo {
         // TypeScript declaration merging): each maps.
         let mut symbol_node: HashMap<&str, Vec<i64>> = HashMap::new();
         let mut unmapped: HashSet<&str> = HashSet::new();
-        for doc in &index.documents {
+        // Document-local symbols (`local 9`) that are definitions Sextant models: functions and
+        // classes nested in functions (scip-typescript makes them locals).
+        let mut local_node: HashMap<(usize, &str), i64> = HashMap::new();
+        for (doc_index, doc) in index.documents.iter().enumerate() {
             let Some(&(file_id, _)) = file_by_path.get(doc.path.as_str()) else {
                 continue;
             };
@@ -296,6 +327,12 @@ impl Repo {
                 let Some(info) = symbol_info(&occ.symbol) else {
                     continue;
                 };
+                if info.kind == SymbolKind::Local {
+                    if let Some(n) = map_local_definition(file_nodes, occ.line, occ.col) {
+                        local_node.insert((doc_index, occ.symbol.as_str()), n.id);
+                    }
+                    continue;
+                }
                 if !info.kind.is_definition_kind() {
                     continue;
                 }
@@ -376,7 +413,7 @@ impl Repo {
                 .unwrap_or_default()
         };
 
-        for doc in &index.documents {
+        for (doc_index, doc) in index.documents.iter().enumerate() {
             let Some(&(file_id, language)) = file_by_path.get(doc.path.as_str()) else {
                 continue;
             };
@@ -397,7 +434,16 @@ impl Repo {
                 // Nodes with the same qualified name in the same file are one symbol
                 // (overload stubs and their implementation, conditional redefinitions).
                 let mut targets: Vec<i64> = Vec::new();
-                for t in symbols.iter().filter_map(|s| symbol_node.get(s)).flatten() {
+                let locals: Vec<i64> = symbols
+                    .iter()
+                    .filter_map(|s| local_node.get(&(doc_index, *s)).copied())
+                    .collect();
+                for t in symbols
+                    .iter()
+                    .filter_map(|s| symbol_node.get(s))
+                    .flatten()
+                    .chain(locals.iter())
+                {
                     if let Some((q, _, f)) = node_by_id.get(t) {
                         for &same in same_qname.get(&(*f, q.as_str())).into_iter().flatten() {
                             if !targets.contains(&same) {
@@ -418,8 +464,19 @@ impl Repo {
                     .copied()
                     .collect();
 
-                // Precision: every edge at a site SCIP covers.
-                for e in &site_edges {
+                // Precision: every edge at a site SCIP covers, where SCIP's answer can be
+                // compared: an in-repository definition Sextant models, something outside the
+                // repository, or a local variable. Sites naming symbols Sextant does not model
+                // (object-literal members, parameters of other files) and edges to modules (SCIP
+                // has no module definitions to compare with) are not scored.
+                let comparable = !targets.is_empty()
+                    || symbols.iter().all(|s| !defined.contains(s))
+                    || symbols
+                        .iter()
+                        .any(|s| symbol_info(s).is_some_and(|i| i.kind == SymbolKind::Local));
+                for e in site_edges.iter().filter(|e| {
+                    comparable && node_by_id.get(&e.dst).is_none_or(|(_, k, _)| k != "file")
+                }) {
                     let correct = targets.contains(&e.dst);
                     let is_call = e.kind == "calls";
                     for (pr, applies) in

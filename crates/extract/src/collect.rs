@@ -57,6 +57,8 @@ pub(crate) struct Raw<'t> {
     pub refs: Vec<RawRef<'t>>,
     pub imports: Vec<RawImport<'t>>,
     pub bindings: Vec<RawBinding<'t>>,
+    /// (definition node id, its declared type) from `@typed` patterns.
+    pub typed: Vec<(usize, Node<'t>)>,
     pub package: Option<Node<'t>>,
 }
 
@@ -95,6 +97,7 @@ pub(crate) fn collect<'t>(tools: &mut Tools, tree: &'t Tree, text: &str) -> Raw<
                 | Capture::Reference(_)
                 | Capture::Scope
                 | Capture::Binding
+                | Capture::Typed
                 | Capture::Import => {
                     primary = Some((meaning, node));
                 }
@@ -129,6 +132,11 @@ pub(crate) fn collect<'t>(tools: &mut Tools, tree: &'t Tree, text: &str) -> Raw<
                 type_node,
                 pattern,
             }),
+            Some((Capture::Typed, node)) => {
+                if let Some(t) = type_node {
+                    raw.typed.push((node.id(), t));
+                }
+            }
             Some((Capture::Binding, node)) => {
                 // A binding with neither type nor value still declares a local name (an
                 // untyped parameter, a plain assignment): it shadows outer names.
@@ -203,6 +211,12 @@ fn dedup(raw: &mut Raw<'_>) {
     });
     raw.defs
         .sort_by_key(|d| (d.node.start_byte(), std::cmp::Reverse(d.node.end_byte())));
+    if !raw.typed.is_empty() {
+        let typed: FxHashMap<usize, Node<'_>> = raw.typed.iter().copied().collect();
+        for d in raw.defs.iter_mut().filter(|d| d.type_node.is_none()) {
+            d.type_node = typed.get(&d.node.id()).copied();
+        }
+    }
 
     // References: one per name node; names of definitions are not references.
     let def_names: rustc_hash::FxHashSet<usize> = raw

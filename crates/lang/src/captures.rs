@@ -42,6 +42,9 @@ pub enum Capture {
     PackageName,
     /// `@type`: a definition's declared type (a callable's return type, a field's type).
     Type,
+    /// `@typed`: a definition node matched only to give it a `@type` (a pattern of a language
+    /// that adds types to definitions another language's query describes).
+    Typed,
     /// `@binding`: a name bound to a type in a scope (typed parameter or variable, assignment
     /// from a constructor or call).
     Binding,
@@ -66,7 +69,7 @@ impl std::fmt::Display for CaptureError {
             "unknown capture @{}; allowed: @definition.<{}>, @reference.<{}>, @name, @receiver, \
              @implementor, @owner, @doc, @body, @scope, @scope.name, @import, @import.source, \
              @import.name, @import.alias, @import.wildcard, @import.tree, @package.name, @type, \
-             @binding, @binding.name, @binding.type, @binding.value, or any name starting with _",
+             @typed, @binding, @binding.name, @binding.type, @binding.value, or any name starting with _",
             self.name,
             NodeKind::ALL
                 .iter()
@@ -106,6 +109,7 @@ pub fn validate_capture(name: &str) -> Result<Option<Capture>, CaptureError> {
         "import.tree" => Capture::ImportTree,
         "package.name" => Capture::PackageName,
         "type" => Capture::Type,
+        "typed" => Capture::Typed,
         "binding" => Capture::Binding,
         "binding.name" => Capture::BindingName,
         "binding.type" => Capture::BindingType,

@@ -12,6 +12,9 @@ use crate::modules::{dir_of, join_relative, normalize, strip_extension};
 /// At most this many candidates are kept as `ambiguous` edges; more is `too_many_candidates`.
 pub const MAX_CANDIDATES: usize = 8;
 
+/// Wildcard re-exports followed from one module.
+const MAX_REEXPORT_DEPTH: u32 = 4;
+
 /// Import resolution passes: re-exports are followed through this many modules.
 const IMPORT_PASSES: usize = 3;
 
@@ -308,6 +311,10 @@ impl Resolver {
 
     /// The symbols named `name` inside a module target.
     fn in_module(&self, key: &str, files: &[i64], name: &str) -> Vec<u32> {
+        self.in_module_at(key, files, name, 0)
+    }
+
+    fn in_module_at(&self, key: &str, files: &[i64], name: &str, depth: u32) -> Vec<u32> {
         let mut out: Vec<u32> = if key.is_empty() {
             Vec::new()
         } else {
@@ -330,6 +337,25 @@ impl Resolver {
                     out.extend_from_slice(syms);
                 }
             }
+        }
+        // Wildcard re-exports (`export * from './x'`, `from .x import *` in `__init__.py`).
+        if out.is_empty() && depth < MAX_REEXPORT_DEPTH {
+            for f in files {
+                for t in self
+                    .bindings
+                    .get(f)
+                    .map(|b| b.wildcards.as_slice())
+                    .unwrap_or(&[])
+                {
+                    if let Target::Module { key: k, files: fs } = t
+                        && fs != files
+                    {
+                        out.extend(self.in_module_at(k, fs, name, depth + 1));
+                    }
+                }
+            }
+            out.sort_unstable();
+            out.dedup();
         }
         out
     }
@@ -361,7 +387,7 @@ impl Resolver {
             } else if let Some(name) = &imp.name {
                 let target = match &module {
                     Target::Module { key, files } => {
-                        let syms = self.in_module(key, files, name);
+                        let syms = self.prefer_definitions(self.in_module(key, files, name));
                         if !syms.is_empty() {
                             Target::Symbols(syms)
                         } else if let Some(sub) = self.lookup_key(&format!("{key}.{name}")) {
@@ -643,8 +669,12 @@ impl Resolver {
                 allowed(r.kind, s.kind) && self.ix.family[c as usize] == fam && seen.insert(c)
             })
             .collect();
-        // A declaration (prototype) and its definition are one symbol to a caller: keep the
-        // definition.
+        self.prefer_definitions(kept)
+    }
+
+    /// A declaration (prototype, overload signature) and its definition are one symbol to a
+    /// caller: keep the definition.
+    pub(crate) fn prefer_definitions(&self, kept: Vec<u32>) -> Vec<u32> {
         if kept.len() > 1
             && kept
                 .iter()

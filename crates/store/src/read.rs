@@ -781,6 +781,7 @@ pub struct NodeBrief {
     /// 1-based lines, 0-based byte columns.
     pub start: (u32, u32),
     pub end: (u32, u32),
+    pub signature: String,
 }
 
 /// A reference site, for whole-generation passes.
@@ -813,7 +814,7 @@ impl Store {
         self.conn
             .prepare(
                 "SELECT n.id, n.file_id, n.kind, n.name, n.qname, n.parent_id,
-                        n.start_line, n.start_col, n.end_line, n.end_col
+                        n.start_line, n.start_col, n.end_line, n.end_col, n.signature
                  FROM nodes n JOIN gen_files g ON g.file_id = n.file_id AND g.generation = ?1
                  ORDER BY n.file_id, n.start_byte, n.id",
             )
@@ -828,6 +829,7 @@ impl Store {
                         parent_id: r.get(5)?,
                         start: (r.get(6)?, r.get(7)?),
                         end: (r.get(8)?, r.get(9)?),
+                        signature: r.get(10)?,
                     })
                 })?
                 .collect()
