@@ -25,6 +25,16 @@ fn stem(path: &str) -> &str {
 }
 
 /// The `name = "..."` of a Cargo.toml `[package]` section (a line scan; no TOML parser needed).
+/// The `name` of a `package.json` (the first `"name": "..."` pair, which is the top-level one in
+/// every manifest npm writes).
+pub fn npm_package_name(text: &str) -> Option<String> {
+    let at = text.find("\"name\"")?;
+    let rest = text[at + 6..].trim_start().strip_prefix(':')?.trim_start();
+    let rest = rest.strip_prefix('"')?;
+    let name = &rest[..rest.find('"')?];
+    (!name.is_empty()).then(|| name.to_string())
+}
+
 pub fn cargo_package_name(text: &str) -> Option<String> {
     let mut in_package = false;
     for line in text.lines() {
@@ -154,6 +164,12 @@ mod tests {
         assert_eq!(m(ModuleStyle::Python, "src/pkg/sub/mod.py"), "pkg.sub.mod");
         assert_eq!(m(ModuleStyle::Python, "src/pkg/__init__.py"), "pkg");
         assert_eq!(m(ModuleStyle::Python, "tests/test_x.py"), "test_x");
+        assert_eq!(
+            npm_package_name("{\n  \"name\": \"@scope/pkg\",\n  \"version\": \"1.0.0\"\n}")
+                .as_deref(),
+            Some("@scope/pkg")
+        );
+        assert_eq!(npm_package_name("{}"), None);
         assert_eq!(
             m(ModuleStyle::Python, "src/pkg/nspkg/mod.py"),
             "pkg.nspkg.mod",

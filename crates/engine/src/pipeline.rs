@@ -240,6 +240,21 @@ pub fn index(
             (m.path.as_str().to_string(), name)
         })
         .collect();
+    // npm packages of the repository: `import "name/sub"` of its own name resolves inside it.
+    let npm_packages: Vec<(String, String)> = walk
+        .manifests
+        .iter()
+        .filter(|m| m.path.file_name() == "package.json" && m.size < 1 << 20)
+        .filter_map(|m| {
+            let text = read_source(&m.abs, 1 << 20, usize::MAX, usize::MAX)
+                .ok()?
+                .text;
+            let name = crate::layout::npm_package_name(&text)?;
+            let path = m.path.as_str();
+            let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+            Some((name, dir.to_string()))
+        })
+        .collect();
     let paths: Vec<&str> = walk.files.iter().map(|f| f.path.as_str()).collect();
     let layout = Layout::new(&paths, &cargo);
     mark("walk", &mut phases);
@@ -545,8 +560,9 @@ pub fn index(
     // indexes of a bulk load: the two overlap instead of adding up.
     let (output, indexes) = std::thread::scope(|scope| {
         let resolution = scope.spawn(|| {
-            let mut resolver =
-                resolve::Resolver::new(r_files, r_symbols, rules).with_bindings(r_bindings);
+            let mut resolver = resolve::Resolver::new(r_files, r_symbols, rules)
+                .with_bindings(r_bindings)
+                .with_packages(npm_packages);
             let mut output = resolve::Output {
                 edges: resolver.resolve_imports(&r_imports),
                 unresolved: Vec::new(),

@@ -50,6 +50,8 @@ pub struct Resolver {
     pub(crate) binds: Vec<Bind>,
     pub(crate) binds_in_scope: FxHashMap<(i64, String), Vec<u32>>,
     pub(crate) binds_named: FxHashMap<String, Vec<u32>>,
+    /// Packages of the repository by name → their directory (`package.json` names).
+    packages: Vec<(String, String)>,
 }
 
 fn allowed(ref_kind: RefKind, kind: NodeKind) -> bool {
@@ -108,7 +110,54 @@ impl Resolver {
             binds: Vec::new(),
             binds_in_scope: FxHashMap::default(),
             binds_named: FxHashMap::default(),
+            packages: Vec::new(),
         }
+    }
+
+    /// Adds the repository's own packages (name, directory): an import of `name` or
+    /// `name/sub` resolves inside the directory (`sub`, `src/sub`, `lib/sub`, their `index`).
+    pub fn with_packages(mut self, mut packages: Vec<(String, String)>) -> Resolver {
+        // Longest name first: `@a/b-c` before `@a/b`.
+        packages.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.cmp(b)));
+        self.packages = packages;
+        self
+    }
+
+    /// A non-relative import of one of the repository's own packages.
+    fn own_package_module(&self, source: &str) -> Option<Target> {
+        for (name, dir) in &self.packages {
+            let rest = if source == name {
+                ""
+            } else if let Some(r) = source
+                .strip_prefix(name.as_str())
+                .and_then(|r| r.strip_prefix('/'))
+            {
+                r
+            } else {
+                continue;
+            };
+            let join = |a: &str, b: &str| -> String {
+                [a, b]
+                    .iter()
+                    .filter(|s| !s.is_empty())
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join("/")
+            };
+            for base in ["", "src", "lib"] {
+                let path = join(&join(dir, base), rest);
+                if path.is_empty() {
+                    continue;
+                }
+                let found = self
+                    .module_of_path(&path)
+                    .or_else(|| self.module_of_path(&format!("{path}/index")));
+                if found.is_some() {
+                    return found;
+                }
+            }
+        }
+        None
     }
 
     /// Adds typed bindings (receiver typing). Order matters only within a scope: the first
@@ -207,6 +256,13 @@ impl Resolver {
                 .or_else(|| self.module_of_path(&format!("{stripped}/index")))
                 .or_else(|| self.lookup_key(&normalize(&stripped)))
                 .unwrap_or(Target::External);
+        }
+        // The repository's own npm packages (`import "zod/v4"` inside zod).
+        if style == "path"
+            && !self.packages.is_empty()
+            && let Some(t) = self.own_package_module(source)
+        {
+            return t;
         }
         // Rust paths.
         if style == "rust" {
@@ -821,6 +877,10 @@ impl Resolver {
 
     fn resolve_plain(&self, r: &Ref, file: &FileCtx, name: &str) -> Resolution {
         let rules = self.rules_of(file);
+        // `self` / `cls` read as a value is a parameter.
+        if r.kind == RefKind::Read && rules.self_names.iter().any(|s| s == name) {
+            return Self::unresolved(r, "local", 0);
+        }
         // `Self` / `self` used as a name: the enclosing type.
         if rules.self_names.iter().any(|s| s == name)
             && let Some(t) = self.enclosing_type(r.src)
@@ -855,6 +915,13 @@ impl Resolver {
                             }
                         }
                     }
+                    // A local of this function (parameter, assignment target) shadows what
+                    // encloses it; definitions at this level (nested functions) come first.
+                    if sym.kind.is_callable()
+                        && self.binds_in_scope.contains_key(&(c, name.to_string()))
+                    {
+                        return Self::unresolved(r, "local", 0);
+                    }
                     container = sym.parent;
                 }
                 None => {
@@ -865,13 +932,6 @@ impl Resolver {
                     break;
                 }
             }
-        }
-        // A local of an enclosing function (parameter, assignment target) is not a definition;
-        // neither is `self`/`cls` read as a value.
-        if self.is_local(r.src, file, name)
-            || (r.kind == RefKind::Read && rules.self_names.iter().any(|s| s == name))
-        {
-            return Self::unresolved(r, "local", 0);
         }
         // 2. Imported names.
         let bindings = self.bindings.get(&file.id);

@@ -241,22 +241,6 @@ impl Resolver {
         None
     }
 
-    /// `name` is a local of a function around `src` (parameter, assignment target, ...).
-    pub(crate) fn is_local(&self, src: i64, file: &FileCtx, name: &str) -> bool {
-        for scope in self.scope_chain(src, file.node) {
-            let Some((_, s)) = self.ix.symbol(scope) else {
-                return false;
-            };
-            if !s.kind.is_callable() {
-                return false;
-            }
-            if self.binds_in_scope.contains_key(&(scope, name.to_string())) {
-                return true;
-            }
-        }
-        false
-    }
-
     /// The types a receiver expression has, when bindings and declared types tell.
     pub(crate) fn receiver_types(
         &self,
