@@ -52,6 +52,8 @@ pub struct Resolver {
     pub(crate) binds_named: FxHashMap<String, Vec<u32>>,
     /// Packages of the repository by name → their directory (`package.json` names).
     packages: Vec<(String, String)>,
+    /// File → the files its imports reach (modules and the files of imported symbols).
+    imported_files: FxHashMap<i64, FxHashSet<i64>>,
 }
 
 fn allowed(ref_kind: RefKind, kind: NodeKind) -> bool {
@@ -111,6 +113,7 @@ impl Resolver {
             binds_in_scope: FxHashMap::default(),
             binds_named: FxHashMap::default(),
             packages: Vec::new(),
+            imported_files: FxHashMap::default(),
         }
     }
 
@@ -538,6 +541,31 @@ impl Resolver {
                 });
             }
         }
+        let mut imported: FxHashMap<i64, FxHashSet<i64>> = FxHashMap::default();
+        for (file, b) in &bindings {
+            let set = imported.entry(*file).or_default();
+            for t in b.names.values().chain(b.wildcards.iter()) {
+                match t {
+                    Target::Module { files, .. } => set.extend(files.iter().copied()),
+                    Target::Symbols(syms) => {
+                        set.extend(syms.iter().map(|&s| self.ix.symbols[s as usize].file))
+                    }
+                    Target::External => {}
+                }
+            }
+        }
+        // Two steps: what the imported modules import is visible too (a parameter typed with a
+        // class the imported module uses).
+        let direct = imported.clone();
+        for set in imported.values_mut() {
+            let first: Vec<i64> = set.iter().copied().collect();
+            for f in first {
+                if let Some(more) = direct.get(&f) {
+                    set.extend(more.iter().copied());
+                }
+            }
+        }
+        self.imported_files = imported;
         self.bindings = bindings;
         edges
     }
@@ -725,7 +753,46 @@ impl Resolver {
                 allowed(r.kind, s.kind) && self.ix.family[c as usize] == fam && seen.insert(c)
             })
             .collect();
-        self.prefer_definitions(kept)
+        self.one_per_name(r.kind, self.prefer_definitions(kept))
+    }
+
+    /// Candidates that all carry one qualified name in one file are one symbol declared twice
+    /// (TypeScript's `interface X` + `const X`, a redefinition): the one that fits the use.
+    fn one_per_name(&self, kind: RefKind, kept: Vec<u32>) -> Vec<u32> {
+        if kept.len() < 2 {
+            return kept;
+        }
+        let first = kept[0] as usize;
+        let same = kept.iter().all(|&c| {
+            self.ix.norm[c as usize] == self.ix.norm[first]
+                && self.ix.symbols[c as usize].file == self.ix.symbols[first].file
+        });
+        if !same {
+            return kept;
+        }
+        let wants_type = matches!(
+            kind,
+            RefKind::Type | RefKind::Inherit | RefKind::Implement | RefKind::Instantiate
+        );
+        let score = |c: u32| {
+            let k = self.ix.symbols[c as usize].kind;
+            let is_type = k.is_type_like() || matches!(k, NodeKind::TypeAlias);
+            match (wants_type, is_type, k) {
+                (true, true, NodeKind::Class) => 0,
+                (true, true, _) => 1,
+                (false, _, NodeKind::Class) => 0,
+                (false, false, _) => 1,
+                _ => 2,
+            }
+        };
+        // Last among equals: an implementation follows its overloads.
+        let best = kept
+            .iter()
+            .copied()
+            .enumerate()
+            .min_by_key(|&(i, c)| (score(c), std::cmp::Reverse(i)))
+            .map(|(_, c)| c);
+        best.into_iter().collect()
     }
 
     /// A declaration (prototype, overload signature) and its definition are one symbol to a
@@ -1209,10 +1276,27 @@ impl Resolver {
                 in_type || self.ix.norm[c as usize].contains('.') && s.kind == NodeKind::Method
             })
             .collect();
-        match found.len() {
-            0 => Self::unresolved(r, "no_candidates", 0),
-            1 => self.edges_to(r, &found, "unique_member", Confidence::Low),
-            _ => self.edges_to(r, &found, "ambiguous_member", Confidence::Low),
+        if found.is_empty() {
+            return Self::unresolved(r, "no_candidates", 0);
+        }
+        // Only members this file can see: defined here, in its directory, or in a file it
+        // imports. A same-named member elsewhere is no evidence (the receiver's type is unknown).
+        let imported = self.imported_files.get(&file.id);
+        let dir = dir_of(&file.path);
+        let visible: Vec<u32> = found
+            .iter()
+            .copied()
+            .filter(|&c| {
+                let f = self.ix.symbols[c as usize].file;
+                f == file.id
+                    || imported.is_some_and(|set| set.contains(&f))
+                    || self.ix.file(f).is_some_and(|ctx| dir_of(&ctx.path) == dir)
+            })
+            .collect();
+        match visible.len() {
+            0 => Self::unresolved(r, "unknown_receiver", found.len()),
+            1 => self.edges_to(r, &visible, "unique_member", Confidence::Low),
+            _ => self.edges_to(r, &visible, "ambiguous_member", Confidence::Low),
         }
     }
 
