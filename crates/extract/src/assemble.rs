@@ -330,6 +330,70 @@ pub(crate) fn assemble(
     }
 }
 
+/// Drops plain-name reads and calls of a function's own locals (parameters, assignment targets):
+/// they are not references to definitions, and most name reads are of locals. Walking out from
+/// the site, the innermost function level that defines the name (a nested function) keeps the
+/// reference; one that binds it as a local drops it. Levels that are not functions end the walk.
+///
+/// Then the untyped bindings nothing needs any more are dropped: a plain local matters to
+/// resolution only as the head of a receiver (`x.get()` must not bind `x` to a global `x`).
+pub(crate) fn prune_local_references(facts: &mut FileFacts, self_names: &[String]) {
+    if facts.bindings.is_empty() {
+        return;
+    }
+    let locals: rustc_hash::FxHashSet<(LocalId, &str)> = facts
+        .bindings
+        .iter()
+        .filter_map(|b| b.enclosing.map(|e| (e, b.name.as_str())))
+        .collect();
+    let children: rustc_hash::FxHashSet<(LocalId, &str)> = facts
+        .definitions
+        .iter()
+        .filter_map(|d| d.parent.map(|p| (p, d.name.as_str())))
+        .collect();
+    let defs = &facts.definitions;
+    let is_local = |r: &sextant_model::Reference| -> bool {
+        if r.receiver.is_some() || !matches!(r.kind, RefKind::Read | RefKind::Call) {
+            return false;
+        }
+        let mut at = r.enclosing;
+        while let Some(d) = at {
+            if !defs[d as usize].kind.is_callable() {
+                return false;
+            }
+            if children.contains(&(d, r.name.as_str())) {
+                return false;
+            }
+            if locals.contains(&(d, r.name.as_str())) {
+                return true;
+            }
+            at = defs[d as usize].parent;
+        }
+        false
+    };
+    let keep: Vec<bool> = facts.references.iter().map(|r| !is_local(r)).collect();
+    let mut i = 0;
+    facts.references.retain(|_| {
+        i += 1;
+        keep[i - 1]
+    });
+    let heads: rustc_hash::FxHashSet<String> = facts
+        .references
+        .iter()
+        .filter_map(|r| r.receiver.as_deref())
+        .map(|recv| {
+            let end = recv
+                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+                .unwrap_or(recv.len());
+            recv[..end].to_string()
+        })
+        .filter(|h| !h.is_empty() && !self_names.iter().any(|s| s == h))
+        .collect();
+    facts
+        .bindings
+        .retain(|b| b.type_text.is_some() || b.value.is_some() || heads.contains(&b.name));
+}
+
 /// Longest declared type kept, in bytes.
 const TYPE_MAX: usize = 200;
 
