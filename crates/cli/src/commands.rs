@@ -127,6 +127,7 @@ pub fn run(cli: Cli) -> u8 {
                 full,
                 max_file_size,
                 threads,
+                scip,
             } => {
                 let path = path.clone().or(cli.repo.clone()).unwrap_or_else(cwd);
                 let options = IndexOptions {
@@ -134,6 +135,7 @@ pub fn run(cli: Cli) -> u8 {
                     max_file_size: *max_file_size,
                     threads: *threads,
                     home: None,
+                    scip: scip.clone(),
                 };
                 let code = run_index(&cli, &path, &options);
                 if code != exit::OK {

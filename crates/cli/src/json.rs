@@ -95,6 +95,12 @@ pub fn index_summary(s: &IndexSummary) -> Value {
         "mb_per_second": s.mb_per_second(),
         "phases": counts_f(&s.phases),
         "database_bytes": s.db_bytes,
+        "scip": s.scip.as_ref().map(|x| json!({
+            "tool": x.tool, "tool_version": x.tool_version,
+            "documents_matched": x.documents_matched, "sites_asserted": x.sites_asserted,
+            "sites_changed": x.sites_changed, "sites_external": x.sites_external,
+            "sites_local": x.sites_local,
+        })),
     })
 }
 

@@ -41,6 +41,11 @@ pub enum Command {
         /// Worker threads (0 = all cores).
         #[arg(long, default_value_t = 0)]
         threads: usize,
+        /// A SCIP index of the same source (scip-python, scip-typescript, rust-analyzer, ...):
+        /// where it covers a reference, its answer replaces the heuristic one (provenance
+        /// `asserted`).
+        #[arg(long, value_name = "INDEX.scip")]
+        scip: Option<PathBuf>,
     },
     /// Find symbols by name: exact name first, then prefix, then full text.
     Search {

@@ -94,6 +94,18 @@ pub fn index_summary(s: &IndexSummary) -> String {
     out.push_str(&counts_line(&s.edges));
     out.push('\n');
     out.push_str(&format!("  unresolved {}\n", counts_line(&s.unresolved)));
+    if let Some(x) = &s.scip {
+        out.push_str(&format!(
+            "  scip       {} {}: {} documents matched; {} sites asserted ({} changed), {} external, {} local\n",
+            x.tool,
+            x.tool_version,
+            x.documents_matched,
+            x.sites_asserted,
+            x.sites_changed,
+            x.sites_external,
+            x.sites_local
+        ));
+    }
     out.push_str(&format!(
         "  time       {:.2} s, {:.1} MB/s over {}   database {} (generation {})\n",
         s.wall_seconds,

@@ -16,13 +16,14 @@
 //!   says "external" or "local" is a false positive); recall counts ground-truth sites reached
 //!   by an edge to the true node. Callers restrict edges to `calls` and truth to callables.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
 use sextant_scip::{Index, SymbolKind, symbol_info};
 use sextant_store::{NodeBrief, RefBrief, RefEdge};
 
 use crate::Result;
 use crate::query::Repo;
+use crate::scip_map::{SymbolMap, package_of};
 
 /// Hits and totals for precision and recall.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -164,71 +165,8 @@ fn ratio(a: u64, b: u64) -> f64 {
 const IMPORT_LINES: u32 = 20;
 const CALLABLE: &[&str] = &["function", "method", "constructor"];
 
-/// `scheme manager name version` of a global symbol.
-fn package_of(symbol: &str) -> &str {
-    let mut spaces = 0;
-    for (i, c) in symbol.char_indices() {
-        if c == ' ' {
-            spaces += 1;
-            if spaces == 4 {
-                return &symbol[..i];
-            }
-        }
-    }
-    symbol
-}
-
 fn claims(provenance: &str) -> bool {
     provenance == "inferred" || provenance == "asserted"
-}
-
-/// The node a definition occurrence names: same name, span containing the position, innermost.
-fn map_definition<'a>(
-    nodes: &'a [NodeBrief],
-    name: &str,
-    line: u32,
-    col: u32,
-) -> Option<&'a NodeBrief> {
-    let contains = |n: &NodeBrief| n.start <= (line, col) && (line, col) <= n.end;
-    let size = |n: &NodeBrief| (n.end.0 - n.start.0, n.end.1.wrapping_sub(n.start.1));
-    nodes
-        .iter()
-        .filter(|n| n.kind != "file" && n.name == name && contains(n))
-        .min_by_key(|n| size(n))
-        .or_else(|| {
-            nodes
-                .iter()
-                .filter(|n| n.kind != "file" && n.name == name && n.start.0 == line)
-                .min_by_key(|n| size(n))
-        })
-}
-
-/// The nested definition a document-local definition names: a callable or type starting on
-/// that line and containing the position, innermost.
-fn map_local_definition(nodes: &[NodeBrief], line: u32, col: u32) -> Option<&NodeBrief> {
-    nodes
-        .iter()
-        .filter(|n| {
-            // The name sits where the signature (which starts at the node) has it.
-            let name_col = n
-                .signature
-                .find(n.name.as_str())
-                .map(|o| n.start.1 + o as u32);
-            n.start.0 == line
-                && name_col == Some(col)
-                && matches!(
-                    n.kind.as_str(),
-                    "function"
-                        | "method"
-                        | "class"
-                        | "interface"
-                        | "enum"
-                        | "type_alias"
-                        | "variable"
-                        | "constant"
-                )
-        })
-        .min_by_key(|n| (n.end.0 - n.start.0, n.end.1))
 }
 
 impl Repo {
@@ -301,59 +239,17 @@ impl Repo {
         };
 
         // 1. In-repository symbols → Sextant nodes.
-        let defined = index.defined_symbols();
+        let map = SymbolMap::build(index, &file_by_path, &nodes_by_file);
+        let SymbolMap {
+            defined,
+            own_packages,
+            symbol_node,
+            local_node,
+            unmapped,
+        } = &map;
         report.corpus.symbols_defined = defined.len() as u64;
-        let own_packages: HashSet<&str> = defined
-            .iter()
-            .filter(|s| !s.starts_with("local "))
-            .map(|s| package_of(s))
-            .collect();
-        // A symbol may have several definitions (Python `@overload` stubs and their implementation,
-        // TypeScript declaration merging): each maps.
-        let mut symbol_node: HashMap<&str, Vec<i64>> = HashMap::new();
-        let mut unmapped: HashSet<&str> = HashSet::new();
-        // Document-local symbols (`local 9`) that are definitions Sextant models: functions and
-        // classes nested in functions (scip-typescript makes them locals).
-        let mut local_node: HashMap<(usize, &str), i64> = HashMap::new();
-        for (doc_index, doc) in index.documents.iter().enumerate() {
-            let Some(&(file_id, _)) = file_by_path.get(doc.path.as_str()) else {
-                continue;
-            };
-            let file_nodes = nodes_by_file
-                .get(&file_id)
-                .map(Vec::as_slice)
-                .unwrap_or(&[]);
-            for occ in doc.occurrences.iter().filter(|o| o.definition) {
-                let Some(info) = symbol_info(&occ.symbol) else {
-                    continue;
-                };
-                if info.kind == SymbolKind::Local {
-                    if let Some(n) = map_local_definition(file_nodes, occ.line, occ.col) {
-                        local_node.insert((doc_index, occ.symbol.as_str()), n.id);
-                    }
-                    continue;
-                }
-                if !info.kind.is_definition_kind() {
-                    continue;
-                }
-                match map_definition(file_nodes, &info.name, occ.line, occ.col) {
-                    Some(n) => {
-                        let nodes = symbol_node.entry(occ.symbol.as_str()).or_default();
-                        if !nodes.contains(&n.id) {
-                            nodes.push(n.id);
-                        }
-                        unmapped.remove(occ.symbol.as_str());
-                    }
-                    None => {
-                        if !symbol_node.contains_key(occ.symbol.as_str()) {
-                            unmapped.insert(occ.symbol.as_str());
-                        }
-                    }
-                }
-            }
-        }
         report.corpus.symbols_mapped = symbol_node.len() as u64;
-        for s in &unmapped {
+        for s in unmapped {
             let kind = symbol_info(s).map_or(SymbolKind::Unknown, |i| i.kind);
             *report
                 .corpus

@@ -7,6 +7,8 @@ mod home;
 mod layout;
 mod pipeline;
 mod query;
+mod scip_map;
+mod scip_merge;
 mod types;
 
 pub use eval::{
@@ -16,6 +18,7 @@ pub use export::{EdgeSite, ExportEdge, ExportNode, GraphExport};
 pub use home::{DataDir, data_home, repo_data_dir};
 pub use pipeline::{IndexOptions, Progress, find_root, index};
 pub use query::{Repo, SymbolError, status, status_in};
+pub use scip_merge::ScipSummary;
 pub use sextant_scip::Index as ScipIndex;
 pub use types::*;
 

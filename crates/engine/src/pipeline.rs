@@ -34,6 +34,9 @@ pub struct IndexOptions {
     pub threads: usize,
     /// Data home (default: `$SEXTANT_HOME` or `~/.sextant`).
     pub home: Option<PathBuf>,
+    /// A SCIP index of the same source: its answers replace the heuristic ones where it covers
+    /// a site (`provenance = asserted`).
+    pub scip: Option<PathBuf>,
 }
 
 impl Default for IndexOptions {
@@ -43,6 +46,7 @@ impl Default for IndexOptions {
             max_file_size: 1 << 20,
             threads: 0,
             home: None,
+            scip: None,
         }
     }
 }
@@ -194,6 +198,11 @@ pub fn index(
         .canonicalize()
         .map_err(|e| Error::Io(format!("{}: {e}", root.display())))?;
     let registry = Registry::builtin()?;
+    // A bad SCIP file fails before anything is written.
+    let scip_index = match &options.scip {
+        Some(path) => Some(sextant_scip::read(path)?),
+        None => None,
+    };
     let home = options.home.clone().unwrap_or_else(crate::home::data_home);
     let data = DataDir::in_home(&home, &root);
     std::fs::create_dir_all(&data.dir)
@@ -558,7 +567,7 @@ pub fn index(
     r_imports.sort_by_key(|i| (rank_of(i.file), i.id));
     // Resolution runs in memory on the worker pool while this thread builds the file-version
     // indexes of a bulk load: the two overlap instead of adding up.
-    let (output, indexes) = std::thread::scope(|scope| {
+    let (mut output, indexes) = std::thread::scope(|scope| {
         let resolution = scope.spawn(|| {
             let mut resolver = resolve::Resolver::new(r_files, r_symbols, rules)
                 .with_bindings(r_bindings)
@@ -595,6 +604,16 @@ pub fn index(
     });
     indexes?;
     mark("resolve", &mut phases);
+    if let Some(index) = &scip_index {
+        let generation = builder.generation;
+        summary.scip = Some(crate::scip_merge::merge(
+            builder.store(),
+            generation,
+            index,
+            &mut output,
+        )?);
+        mark("scip", &mut phases);
+    }
 
     let edges: Vec<EdgeRow> = output
         .edges

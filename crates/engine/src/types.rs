@@ -38,6 +38,8 @@ pub struct IndexSummary {
     pub phases: Vec<(String, f64)>,
     pub wall_seconds: f64,
     pub db_bytes: u64,
+    /// What a SCIP index given with `--scip` changed.
+    pub scip: Option<crate::ScipSummary>,
 }
 
 impl IndexSummary {

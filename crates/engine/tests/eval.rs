@@ -162,3 +162,53 @@ fn scores_every_outcome() {
     assert_eq!(py.callers.claimed_precision(), 1.0);
     assert!(report.samples.iter().any(|s| s.outcome == "not_extracted"));
 }
+
+/// `index --scip`: the index's answers replace the heuristic ones where it covers a site; the
+/// rest of the graph stays heuristic.
+#[test]
+fn scip_answers_replace_heuristic_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("repo");
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(dir.join("pkg")).unwrap();
+    std::fs::write(dir.join("pkg/__init__.py"), "").unwrap();
+    std::fs::write(dir.join("pkg/a.py"), A).unwrap();
+    std::fs::write(dir.join("pkg/b.py"), B).unwrap();
+    let scip = tmp.path().join("index.scip");
+    std::fs::write(&scip, sextant_scip::encode(&index())).unwrap();
+    let options = IndexOptions {
+        home: Some(home.clone()),
+        threads: 1,
+        scip: Some(scip.clone()),
+        ..IndexOptions::default()
+    };
+    let summary = sextant_engine::index(&dir, &options, &|_| {}).unwrap();
+    let merged = summary.scip.expect("a SCIP summary");
+    assert_eq!(merged.documents_matched, 2);
+    // Every reference site with a mapped symbol: helper() in a.py, helper(), Store(),
+    // Store().fetch(), s.fetch() (ambiguous before, asserted now). Import statements keep their
+    // own edges.
+    assert_eq!(merged.sites_asserted, 5);
+    assert!(merged.sites_changed >= 1, "{merged:?}");
+    assert_eq!(merged.sites_external, 1, "len");
+
+    let repo = Repo::open_in(&home, &dir).unwrap();
+    let edges = repo.edge_lines().unwrap();
+    let fetch: Vec<&String> = edges.iter().filter(|l| l.contains("pkg/b.py:12")).collect();
+    assert_eq!(fetch.len(), 1, "{edges:#?}");
+    assert!(
+        fetch[0].contains("calls/asserted/scip-> pkg.a.Store.fetch"),
+        "{fetch:?}"
+    );
+    let unresolved = repo.unresolved_lines().unwrap();
+    assert!(
+        unresolved
+            .iter()
+            .any(|l| l.contains("pkg/b.py:13 len [external]")),
+        "{unresolved:#?}"
+    );
+    // A SCIP file that is not one fails before anything is written.
+    std::fs::write(&scip, b"not protobuf at all \xff\xff").unwrap();
+    let err = sextant_engine::index(&dir, &options, &|_| {}).unwrap_err();
+    assert!(err.to_string().contains("not a SCIP index"), "{err}");
+}

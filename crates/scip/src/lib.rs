@@ -210,6 +210,43 @@ pub fn parse(bytes: &[u8]) -> Result<Index, Error> {
     Ok(index)
 }
 
+/// Encodes an index as SCIP protobuf (legacy four-element ranges; fixtures and tests write
+/// indexes with it).
+pub fn encode(index: &Index) -> Vec<u8> {
+    let mut raw = scip::types::Index::new();
+    let mut tool = scip::types::ToolInfo::new();
+    tool.name = index.tool.clone();
+    tool.version = index.tool_version.clone();
+    let mut meta = scip::types::Metadata::new();
+    meta.tool_info = protobuf::MessageField::some(tool);
+    meta.project_root = index.project_root.clone();
+    raw.metadata = protobuf::MessageField::some(meta);
+    for d in &index.documents {
+        let mut doc = scip::types::Document::new();
+        doc.relative_path = d.path.clone();
+        doc.language = d.language.clone();
+        for o in &d.occurrences {
+            let mut occ = scip::types::Occurrence::new();
+            let n = |v: u32| i32::try_from(v).unwrap_or(i32::MAX);
+            occ.range = vec![
+                n(o.line.saturating_sub(1)),
+                n(o.col),
+                n(o.end_line.saturating_sub(1)),
+                n(o.end_col),
+            ];
+            occ.symbol = o.symbol.clone();
+            occ.symbol_roles = if o.definition {
+                scip::types::SymbolRole::Definition as i32
+            } else {
+                0
+            };
+            doc.occurrences.push(occ);
+        }
+        raw.documents.push(doc);
+    }
+    raw.write_to_bytes().unwrap_or_default()
+}
+
 /// `(line, col, end_line, end_col)`, 0-based, from the typed or the legacy encoding.
 fn range(occ: &scip::types::Occurrence) -> Option<(u32, u32, u32, u32)> {
     let n = |v: i32| u32::try_from(v).ok();
@@ -318,6 +355,37 @@ mod tests {
             (11, 2)
         );
         assert_eq!(index.defined_symbols().len(), 1);
+    }
+
+    #[test]
+    fn encode_round_trips() {
+        let index = Index {
+            tool: "t".into(),
+            tool_version: "1".into(),
+            project_root: String::new(),
+            documents: vec![Document {
+                path: "a.py".into(),
+                language: "python".into(),
+                utf16: false,
+                occurrences: vec![Occurrence {
+                    line: 3,
+                    col: 4,
+                    end_line: 3,
+                    end_col: 9,
+                    symbol: "s p n v a/f().".into(),
+                    definition: true,
+                }],
+            }],
+        };
+        let back = parse(&encode(&index)).unwrap();
+        assert_eq!(
+            back.documents[0].occurrences,
+            index.documents[0].occurrences
+        );
+        assert_eq!(
+            (back.tool.as_str(), back.documents[0].path.as_str()),
+            ("t", "a.py")
+        );
     }
 
     #[test]
