@@ -366,7 +366,7 @@ impl Repo {
                 // (object-literal members, parameters of other files) and edges to modules (SCIP
                 // has no module definitions to compare with) are not scored.
                 let comparable = !targets.is_empty()
-                    || symbols.iter().all(|s| !defined.contains(s))
+                    || symbols.iter().all(|s| map.is_external(s))
                     || symbols
                         .iter()
                         .any(|s| symbol_info(s).is_some_and(|i| i.kind == SymbolKind::Local));
@@ -417,7 +417,7 @@ impl Repo {
                     continue;
                 }
                 if targets.is_empty() {
-                    if symbols.iter().all(|s| !defined.contains(s)) {
+                    if symbols.iter().all(|s| map.is_external(s)) {
                         report.corpus.sites_external += 1;
                     } else {
                         report.corpus.sites_not_scored += 1;

@@ -132,6 +132,21 @@ impl Layout {
                         .unwrap_or(path)
                         .trim_start_matches('/')
                 };
+                // Integration tests, benches and examples are crates of their own: a file
+                // directly under `tests/` is a crate root, a directory there is a module of it.
+                for dir in ["tests/", "benches/", "examples/"] {
+                    if let Some(inner) = rel.strip_prefix(dir) {
+                        let mut segs: Vec<&str> = inner.split('/').collect();
+                        let last = segs.pop().unwrap_or("");
+                        let s = stem(last);
+                        let mut out: Vec<&str> =
+                            segs.into_iter().filter(|s| !s.is_empty()).collect();
+                        if !matches!(s, "lib" | "main" | "mod") || out.is_empty() {
+                            out.push(s);
+                        }
+                        return out.join("::");
+                    }
+                }
                 let rel = rel.strip_prefix("src/").unwrap_or(rel);
                 let mut segs: Vec<&str> = rel.split('/').collect();
                 let last = segs.pop().unwrap_or("");
@@ -188,6 +203,12 @@ mod tests {
             "sextant_store::a::b"
         );
         assert_eq!(m(ModuleStyle::Rust, "x.rs"), "crate::x");
+        // Integration tests are crates of their own; `tests/util/mod.rs` is their `util`.
+        assert_eq!(m(ModuleStyle::Rust, "crates/store/tests/gen.rs"), "gen");
+        assert_eq!(
+            m(ModuleStyle::Rust, "crates/store/tests/util/mod.rs"),
+            "util"
+        );
         assert_eq!(m(ModuleStyle::Go, "internal/store/db.go"), "internal/store");
         assert_eq!(m(ModuleStyle::Path, "src/util/index.ts"), "src/util");
         assert_eq!(m(ModuleStyle::Path, "src/util/fmt.ts"), "src/util/fmt");
