@@ -5,25 +5,36 @@ Usage (from the repository root, after `cargo build --release -p sextant-cli`):
 
     python3 bench/accuracy.py                       # every corpus
     python3 bench/accuracy.py --corpus flask        # one corpus (repeatable)
+    python3 bench/accuracy.py --corpus semver --corpus regex-syntax   # the Rust corpora only (no npm)
     python3 bench/accuracy.py --skip-download       # reuse bench/corpora/accuracy/ and bench/tools/
     python3 bench/accuracy.py --regenerate          # re-run the SCIP indexers even when cached
     python3 bench/accuracy.py --scip-only           # download + SCIP generation only (no sextant)
     python3 bench/accuracy.py --ci                  # smallest corpora, ratchet against thresholds
     python3 bench/accuracy.py --append-results      # also append the table to bench/RESULTS.md
 
-Ground truth. The SCIP indexers are npm packages pinned by bench/accuracy-tools/package-lock.json
-(scip-python 0.6.6 = pyright; scip-typescript 0.4.0 = the TypeScript 5.9 compiler) and installed
-with `npm ci` into bench/tools/ (gitignored) the first time they are needed.
+Ground truth. The Python and TypeScript SCIP indexers are npm packages pinned by
+bench/accuracy-tools/package-lock.json (scip-python 0.6.6 = pyright; scip-typescript 0.4.0 = the
+TypeScript 5.9 compiler) and installed with `npm ci` into bench/tools/ (gitignored) the first time
+they are needed (only when a Python/TypeScript/JavaScript corpus is selected). Rust ground truth is
+`rust-analyzer scip` from the active rustup toolchain: not pinned here, so its version string
+(`rust-analyzer --version`) is recorded in the sidecar and a different version regenerates the
+index; `rustup component add rust-analyzer rust-src` runs when either is missing (rust-src is the
+standard library's source, without which rust-analyzer cannot type anything that goes through std).
 
 Corpora. Each is downloaded with its registry's ordinary client (`pip download --no-binary :all:
---no-deps`, `npm pack`; the same code as bench/run.py, into bench/corpora/_downloads/), verified
-against a pinned SHA-256 and extracted to bench/corpora/accuracy/NAME-VERSION/ (only the entries in
-`keep`). Each corpus gets one pinned indexer configuration file written next to its sources
-(`pyrightconfig.json` or `tsconfig.json`; Sextant does not index JSON), so the ground truth does not
-depend on defaults or on whatever the machine has installed: scip-python runs with an empty
+--no-deps`, `npm pack`, or the .crate from https://static.crates.io; the same code as bench/run.py,
+into bench/corpora/_downloads/), verified against a pinned SHA-256 and extracted to
+bench/corpora/accuracy/NAME-VERSION/ (only the entries in `keep`; the whole archive for crates).
+Each Python/TypeScript corpus gets one pinned indexer configuration file written next to its
+sources (`pyrightconfig.json` or `tsconfig.json`; Sextant does not index JSON), so the ground truth
+does not depend on defaults or on whatever the machine has installed: scip-python runs with an empty
 `--environment` and a PATH holding only `node`, so pyright sees no Python interpreter and no
 site-packages (the standard library comes from its bundled typeshed), and imports of third-party
-packages stay unresolved on both sides.
+packages stay unresolved on both sides. A crate's configuration is its own Cargo.toml and the
+Cargo.lock it ships (default features, cfg(test) on): rust-analyzer runs on a temporary copy of the
+corpus (outside any Cargo workspace, with its own CARGO_TARGET_DIR and CARGO_NET_OFFLINE unset, so
+`cargo metadata` may read the crates.io index), so the corpus Sextant indexes stays exactly the
+crate as published (no target/, no regenerated Cargo.lock).
 
 The SCIP index is cached as bench/corpora/accuracy/NAME-VERSION.scip, with a sidecar
 NAME-VERSION.scip.json (indexer, version, seconds, command, document/occurrence counts decoded
@@ -38,10 +49,10 @@ and bench/out/accuracy-NAME.json gets the corpus spec, the indexer run, the inde
 eval report, the machine and the sextant commit. A Markdown table is printed.
 
 CI (--ci): only the smallest Python corpus, plus the smallest TypeScript/JavaScript corpus when
-its SCIP generation takes under 60 s; each metric is compared with bench/accuracy-thresholds.json
-(a ratchet: exit 1 when a metric falls below its floor, or above its ceiling for lower-is-better
-metrics; a hint is printed when a metric beats its threshold by more than 0.02, so it can be
-raised).
+its SCIP generation takes under 60 s (no Rust corpus); each metric is compared with
+bench/accuracy-thresholds.json (a ratchet: exit 1 when a metric falls below its floor, or above its
+ceiling for lower-is-better metrics; a hint is printed when a metric beats its threshold by more
+than 0.02, so it can be raised).
 
 Python 3.11+, standard library only.
 """
@@ -77,11 +88,17 @@ TOOLS_LOCK = BENCH / "accuracy-tools"  # committed package.json + package-lock.j
 THRESHOLDS = BENCH / "accuracy-thresholds.json"
 RESULTS = BENCH / "RESULTS.md"
 
-# The SCIP indexers, pinned here and (with every transitive dependency) in TOOLS_LOCK.
+# The SCIP indexers.
+#   install "npm":    pinned here and (with every transitive dependency) in TOOLS_LOCK; `npm ci`
+#   install "rustup": a rustup component of the active toolchain; "version" is None because it is
+#                     whatever that toolchain ships (probed, recorded, and part of the cache key)
 INDEXERS: dict[str, dict] = {
-    "scip-python": {"package": "@sourcegraph/scip-python", "version": "0.6.6"},
-    "scip-typescript": {"package": "@sourcegraph/scip-typescript", "version": "0.4.0"},
+    "scip-python": {"install": "npm", "package": "@sourcegraph/scip-python", "version": "0.6.6"},
+    "scip-typescript": {"install": "npm", "package": "@sourcegraph/scip-typescript", "version": "0.4.0"},
+    "rust-analyzer": {"install": "rustup", "binary": "rust-analyzer",
+                      "components": ["rust-analyzer", "rust-src"], "version": None},
 }
+NPM_INDEXERS = {k: v for k, v in INDEXERS.items() if v["install"] == "npm"}
 
 CI_SCIP_LIMIT_SECONDS = 60.0
 DEFAULT_SCIP_TIMEOUT_SECONDS = 3600.0
@@ -105,8 +122,8 @@ TSCONFIG_TS = {
 }
 
 # Every corpus is pinned by version and by the SHA-256 of the downloaded archive.
-#   fetch:    "pip" (sdist) or "npm" (`npm pack`), as in bench/run.py
-#   keep:     top-level entries of the archive's top directory that become the corpus
+#   fetch:    "pip" (sdist), "npm" (`npm pack`) or "crate" (static.crates.io), as in bench/run.py
+#   keep:     top-level entries of the archive's top directory that become the corpus (None: all)
 #   config:   {file name: JSON} written into the corpus for the indexer (pinned configuration)
 #   indexer:  a key of INDEXERS
 #   ci:       "python" / "typescript": the smallest corpus of that family, run by --ci
@@ -200,9 +217,35 @@ SPECS: dict[str, dict] = {
         "source": "npm zod@4.6.7: src/ (TypeScript sources of v3, v4 classic/core/mini and "
         "locales, with their *.test.ts files; the generated .js/.d.ts are left out)",
     },
+    "semver": {
+        "language": "rust",
+        "version": "1.0.26",
+        "fetch": "crate",
+        "package": "semver",
+        "archive": "semver-1.0.26.crate",
+        "sha256": "56e6fa9c48d24d85fb3de5ad847117517440f6beceb7798af16b4a87d616b8d0",
+        "keep": None,
+        "indexer": "rust-analyzer",
+        "source": "crates.io semver =1.0.26, the whole .crate as published (src/, tests/, benches/, "
+        "build.rs, Cargo.toml, Cargo.lock; no dependencies); rust-analyzer with default features "
+        "(src/serde.rs, behind the `serde` feature, and tests/node/ are not in its index)",
+    },
+    "regex-syntax": {
+        "language": "rust",
+        "version": "0.8.12",
+        "fetch": "crate",
+        "package": "regex-syntax",
+        "archive": "regex-syntax-0.8.12.crate",
+        "sha256": "d902046e6a28a1e4c3cab97258a0ce11e994903f01c2d97a9447a0b3df85f4f6",
+        "keep": None,
+        "indexer": "rust-analyzer",
+        "source": "crates.io regex-syntax =0.8.12, the whole .crate as published (src/ with the "
+        "generated unicode_tables/, benches/, Cargo.toml, Cargo.lock; its only dependency, "
+        "`arbitrary`, is optional and off); rust-analyzer with default features (std, unicode)",
+    },
 }
 
-SOURCE_SUFFIXES = {".py", ".pyi", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"}
+SOURCE_SUFFIXES = {".py", ".pyi", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".rs"}
 
 
 def die(msg: str) -> None:
@@ -250,10 +293,10 @@ def tools_ready() -> bool:
     lock = TOOLS / "package-lock.json"
     if not lock.exists() or lock.read_bytes() != (TOOLS_LOCK / "package-lock.json").read_bytes():
         return False
-    return all(installed_version(i["package"]) == i["version"] for i in INDEXERS.values())
+    return all(installed_version(i["package"]) == i["version"] for i in NPM_INDEXERS.values())
 
 
-def ensure_tools(allow_install: bool) -> None:
+def ensure_npm_tools(allow_install: bool) -> None:
     """`npm ci` of bench/accuracy-tools/ into bench/tools/, skipped when already installed."""
     if tools_ready():
         return
@@ -271,9 +314,9 @@ def ensure_tools(allow_install: bool) -> None:
         die(f"npm ci of the SCIP indexers failed ({p.returncode})")
     if not tools_ready():
         die("npm ci finished but the pinned indexer versions are not installed: "
-            + ", ".join(f"{i['package']}={installed_version(i['package'])}" for i in INDEXERS.values()))
+            + ", ".join(f"{i['package']}={installed_version(i['package'])}" for i in NPM_INDEXERS.values()))
     log(f"[tools] installed in {time.perf_counter() - start:.1f} s: "
-        + ", ".join(f"{k} {v['version']}" for k, v in INDEXERS.items()))
+        + ", ".join(f"{k} {v['version']}" for k, v in NPM_INDEXERS.items()))
 
 
 def indexer_entry(indexer: str) -> Path:
@@ -284,13 +327,84 @@ def indexer_entry(indexer: str) -> Path:
     return TOOLS / "node_modules" / package / rel
 
 
-def tools_detail() -> dict:
-    """Versions that shape the ground truth (the bundled compilers)."""
-    detail = {k: v["version"] for k, v in INDEXERS.items()}
+def tools_detail(indexer: str) -> dict:
+    """Versions that shape the ground truth (the bundled compilers, the Rust toolchain)."""
+    if INDEXERS[indexer]["install"] == "rustup":
+        cwd = rust_probe_dir()
+        src = rust_src_dir()
+        return {
+            "rust-analyzer": rust_analyzer_version(),
+            "toolchain": run_text(["rustup", "show", "active-toolchain"], cwd),
+            "rustc": run_text(["rustc", "--version"], cwd),
+            "cargo": run_text(["cargo", "--version"], cwd),
+            "rust-src": str(src) if src else None,
+        }
+    detail = {k: v["version"] for k, v in NPM_INDEXERS.items()}
     ts = installed_version("@sourcegraph/scip-typescript/node_modules/typescript") or installed_version("typescript")
     detail["typescript (used by scip-typescript)"] = ts
     detail["node"] = run_text([node_binary(), "--version"])
     return detail
+
+
+# rust-analyzer is a rustup proxy: which toolchain it runs depends on the directory (rust-toolchain
+# files, `rustup override`). It runs on a copy of the corpus under the temporary directory, so the
+# probes and the install run there too.
+def rust_probe_dir() -> Path:
+    return Path(tempfile.gettempdir())
+
+
+def rust_analyzer_version() -> str | None:
+    """`rust-analyzer --version` without the program name, e.g. "1.95.0 (5980761 2026-04-14)"."""
+    out = run_text([INDEXERS["rust-analyzer"]["binary"], "--version"], rust_probe_dir())
+    if not out:
+        return None
+    return out.removeprefix("rust-analyzer").strip() or out
+
+
+def rust_src_dir() -> Path | None:
+    sysroot = run_text(["rustc", "--print", "sysroot"], rust_probe_dir())
+    if not sysroot:
+        return None
+    library = Path(sysroot) / "lib" / "rustlib" / "src" / "rust" / "library"
+    return library if library.is_dir() else None
+
+
+def ensure_rust_analyzer(allow_install: bool) -> str | None:
+    """The rust-analyzer version string, after `rustup component add` of whatever is missing
+    (rust-analyzer, rust-src); None when it is missing and installing is not allowed."""
+    version = rust_analyzer_version()
+    missing = ([] if version else ["rust-analyzer"]) + ([] if rust_src_dir() else ["rust-src"])
+    if not missing:
+        return version
+    if not allow_install:
+        if version:
+            log(f"[tools] warning: rustup component {', '.join(missing)} is missing (--skip-download: not "
+                "installing it); rust-analyzer cannot resolve through the standard library")
+        return version
+    if not shutil.which("rustup"):
+        die(f"{', '.join(missing)} missing and rustup is not on PATH; the Rust ground truth needs "
+            "`rust-analyzer` and the rust-src component of a rustup toolchain")
+    cmd = ["rustup", "component", "add", *missing]
+    log(f"[tools] {' '.join(cmd)}")
+    start = time.perf_counter()
+    p = subprocess.run(cmd, cwd=rust_probe_dir(), stdout=sys.stderr)
+    if p.returncode != 0:
+        die(f"`{' '.join(cmd)}` failed ({p.returncode})")
+    version = rust_analyzer_version()
+    if not version:
+        die("`rustup component add rust-analyzer` finished but `rust-analyzer --version` still fails")
+    if not rust_src_dir():
+        die("`rustup component add rust-src` finished but the toolchain has no library sources")
+    log(f"[tools] installed in {time.perf_counter() - start:.1f} s: rust-analyzer {version}")
+    return version
+
+
+def indexer_version(indexer: str, allow_install: bool) -> str | None:
+    """The version the ground truth is generated with: pinned for npm indexers, probed (installing
+    when allowed) for rust-analyzer; None when it cannot be determined."""
+    if INDEXERS[indexer]["install"] == "npm":
+        return INDEXERS[indexer]["version"]
+    return ensure_rust_analyzer(allow_install)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -321,7 +435,9 @@ def extract(name: str, spec: dict, archive: Path) -> Path:
     if dest.exists():
         shutil.rmtree(dest)
     stamp_file.unlink(missing_ok=True)
-    log(f"[{name}] extracting {archive.name} -> {dest.relative_to(ROOT)} (keeping {', '.join(spec['keep'])})")
+    keep = spec["keep"]
+    log(f"[{name}] extracting {archive.name} -> {dest.relative_to(ROOT)} "
+        f"(keeping {', '.join(keep) if keep is not None else 'everything'})")
     tmp = Path(tempfile.mkdtemp(dir=CORPORA, prefix=f".{name}-"))
     try:
         with tarfile.open(archive) as tf:
@@ -330,11 +446,11 @@ def extract(name: str, spec: dict, archive: Path) -> Path:
         if len(tops) != 1 or not tops[0].is_dir():
             die(f"{name}: expected one top directory in {archive.name}")
         src = tops[0]
-        missing = [k for k in spec["keep"] if not (src / k).exists()]
+        missing = [k for k in keep or [] if not (src / k).exists()]
         if missing:
             die(f"{name}: {archive.name} has no {', '.join(missing)}")
         for entry in list(src.iterdir()):
-            if entry.name not in spec["keep"]:
+            if keep is not None and entry.name not in keep:
                 if entry.is_dir() and not entry.is_symlink():
                     shutil.rmtree(entry)
                 else:
@@ -496,7 +612,40 @@ class ScipTimeout(Exception):
     pass
 
 
-def scip_command(name: str, spec: dict, corpus: Path, output: Path, workdir: Path) -> tuple[list[str], dict]:
+def rel(path: str | Path) -> str:
+    """`path` relative to the repository root when it is under it."""
+    text = str(path)
+    return str(Path(text).relative_to(ROOT)) if text.startswith(str(ROOT)) else text
+
+
+# Environment variables that would change what rust-analyzer's cargo sees or where it builds.
+# (RUSTUP_TOOLCHAIN is kept: it picks the toolchain for the version probe and the run alike.)
+RUST_ENV_DROP = ("CARGO_NET_OFFLINE", "CARGO_TARGET_DIR", "CARGO_BUILD_TARGET_DIR", "CARGO_BUILD_TARGET",
+                 "RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_RUSTFLAGS")
+
+
+def rust_analyzer_command(name: str, corpus: Path, output: Path,
+                          workdir: Path) -> tuple[list[str], dict, Path, str]:
+    """rust-analyzer on a copy of the corpus in `workdir`: outside the Sextant Cargo workspace (in
+    place, cargo stops with "current package believes it's in a workspace when it's not", because
+    of /Cargo.toml), and whatever cargo writes (target/, a Cargo.lock) stays out of the corpus
+    Sextant indexes."""
+    copy = workdir / corpus.name
+    shutil.copytree(corpus, copy, symlinks=True)
+    env = {k: v for k, v in os.environ.items() if k not in RUST_ENV_DROP}
+    env["CARGO_TARGET_DIR"] = str(workdir / "target")
+    cmd = [INDEXERS["rust-analyzer"]["binary"], "scip", ".", "--output", str(output)]
+    shown = (f"(cp -a {rel(corpus)} $TMP/{corpus.name} && cd $TMP/{corpus.name} && "
+             f"rust-analyzer scip . --output {rel(output).replace('.scip.tmp', '.scip')}) "
+             f"with CARGO_TARGET_DIR=$TMP/target, CARGO_NET_OFFLINE unset")
+    return cmd, env, copy, shown
+
+
+def scip_command(name: str, spec: dict, corpus: Path, output: Path,
+                 workdir: Path) -> tuple[list[str], dict, Path, str]:
+    """(command, environment, working directory, the command as recorded in the sidecar)."""
+    if spec["indexer"] == "rust-analyzer":
+        return rust_analyzer_command(name, corpus, output, workdir)
     node = node_binary()
     entry = indexer_entry(spec["indexer"])
     env = dict(os.environ)
@@ -519,7 +668,11 @@ def scip_command(name: str, spec: dict, corpus: Path, output: Path, workdir: Pat
             cmd.insert(3, "--infer-tsconfig")  # writes a tsconfig.json into the corpus
     else:
         die(f"{name}: unknown indexer {spec['indexer']}")
-    return cmd, env
+    shown = " ".join(rel(c) for c in cmd)
+    shown = f"(cd {rel(corpus)} && {shown})".replace(".scip.tmp", ".scip")
+    if spec["indexer"] == "scip-python":
+        shown += " with PATH holding only node, environment.json = []"
+    return cmd, env, corpus, shown
 
 
 def generate_scip(name: str, spec: dict, corpus: Path, regenerate: bool, allow_install: bool,
@@ -528,30 +681,35 @@ def generate_scip(name: str, spec: dict, corpus: Path, regenerate: bool, allow_i
     out = scip_path(name, spec)
     meta_file = out.with_name(out.name + ".json")
     indexer = spec["indexer"]
-    want = {"indexer": indexer, "indexer_version": INDEXERS[indexer]["version"],
-            "corpus_stamp": corpus_stamp(spec)}
+    version = indexer_version(indexer, allow_install)
+    want = {"indexer": indexer, "indexer_version": version, "corpus_stamp": corpus_stamp(spec)}
     if out.exists() and meta_file.exists() and not regenerate:
         try:
             meta = json.loads(meta_file.read_text())
         except ValueError:
             meta = {}
+        if version is None and meta.get("indexer_version"):
+            # rust-analyzer is not installed and --skip-download forbids installing it: the cached
+            # index stands for whichever version made it.
+            want["indexer_version"] = meta["indexer_version"]
         if all(meta.get(k) == v for k, v in want.items()) and meta.get("sha256") == sha256(out):
-            log(f"[{name}] SCIP index cached: {out.relative_to(ROOT)} ({meta['seconds']:.1f} s to generate)")
+            log(f"[{name}] SCIP index cached: {out.relative_to(ROOT)} ({indexer} {meta['indexer_version']}, "
+                f"{meta['seconds']:.1f} s to generate)")
             return meta
-    ensure_tools(allow_install)
+    if version is None:
+        die(f"{name}: `{INDEXERS[indexer]['binary']} --version` fails; run without --skip-download to "
+            f"`rustup component add {' '.join(INDEXERS[indexer]['components'])}`")
+    if INDEXERS[indexer]["install"] == "npm":
+        ensure_npm_tools(allow_install)
     tmp_out = out.with_name(out.name + ".tmp")
     tmp_out.unlink(missing_ok=True)
     with tempfile.TemporaryDirectory(prefix=f"sextant-scip-{name}-") as work:
-        cmd, env = scip_command(name, spec, corpus, tmp_out, Path(work))
-        shown = " ".join(str(Path(c).relative_to(ROOT)) if c.startswith(str(ROOT)) else c for c in cmd)
-        shown = f"(cd {corpus.relative_to(ROOT)} && {shown})".replace(".scip.tmp", ".scip")
-        if spec["indexer"] == "scip-python":
-            shown += " with PATH holding only node, environment.json = []"
+        cmd, env, cwd, shown = scip_command(name, spec, corpus, tmp_out, Path(work))
         log(f"[{name}] {shown}")
         before = {p.name for p in corpus.iterdir()}
         start = time.perf_counter()
         try:
-            p = subprocess.run(cmd, cwd=corpus, env=env, capture_output=True, text=True, timeout=timeout)
+            p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired as e:
             tmp_out.unlink(missing_ok=True)
             raise ScipTimeout(f"{indexer} took more than {timeout:.0f} s on {name}") from e
@@ -572,13 +730,13 @@ def generate_scip(name: str, spec: dict, corpus: Path, regenerate: bool, allow_i
         "seconds": round(seconds, 2),
         "command": shown,
         "generated": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "tools": tools_detail(),
+        "tools": tools_detail(indexer),
         "sha256": sha256(out),
         "stats": stats,
         "log_tail": (p.stdout + p.stderr).strip()[-2000:],
     }
     meta_file.write_text(json.dumps(meta, indent=2) + "\n")
-    log(f"[{name}] {indexer} {INDEXERS[indexer]['version']}: {seconds:.1f} s -> {out.relative_to(ROOT)} "
+    log(f"[{name}] {indexer} {version}: {seconds:.1f} s -> {out.relative_to(ROOT)} "
         f"({stats['bytes'] / 1e6:.1f} MB, {stats['documents']} documents, {stats['occurrences']:,} occurrences, "
         f"{stats['definitions']:,} definitions, {stats['global_references_to_repo_symbols']:,} of "
         f"{stats['global_references']:,} global references to in-repository symbols)")
@@ -760,7 +918,8 @@ def append_results(md_table: str, results: list[dict], commit: dict, argv: list[
     text = RESULTS.read_text() if RESULTS.exists() else "# Sextant benchmark results\n"
     heading = "\n## Accuracy\n"
     if heading not in text:
-        intro = ("\nResolution accuracy against SCIP ground truth (scip-python / scip-typescript), measured "
+        intro = ("\nResolution accuracy against SCIP ground truth (scip-python / scip-typescript / "
+                 "rust-analyzer), measured "
                  "by `bench/accuracy.py` with `sextant eval`; per-corpus reports in "
                  "`bench/out/accuracy-NAME.json`. Thresholds for CI: `bench/accuracy-thresholds.json`.\n")
         text = text.rstrip("\n") + "\n" + heading + intro + block
@@ -782,7 +941,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", action="append", choices=sorted(SPECS), help="only this corpus (repeatable)")
     ap.add_argument("--skip-download", action="store_true",
-                    help="use bench/corpora/accuracy/ and bench/tools/ as they are (no registry access)")
+                    help="use bench/corpora/accuracy/ and bench/tools/ as they are (no downloads or "
+                    "installs; rust-analyzer's `cargo metadata` may still read the crates.io index)")
     ap.add_argument("--regenerate", action="store_true", help="re-run the SCIP indexers even when cached")
     ap.add_argument("--ci", action="store_true",
                     help="smallest Python corpus (+ smallest TS/JS one if its SCIP takes < 60 s); "

@@ -592,7 +592,13 @@ impl Store {
         kinds: &[&str],
         sample: u32,
     ) -> Result<(u64, Vec<RefSite>)> {
-        let rows = self.unresolved_where(generation, "r.name = ?2", &name, kinds)?;
+        // A local variable or parameter is never a use of a definition.
+        let rows = self.unresolved_where(
+            generation,
+            "r.name = ?2 AND u.reason != 'local'",
+            &name,
+            kinds,
+        )?;
         let count = rows.len() as u64;
         Ok((count, rows.into_iter().take(sample as usize).collect()))
     }
