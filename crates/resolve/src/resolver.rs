@@ -41,6 +41,8 @@ pub struct Resolver {
     bindings: FxHashMap<i64, FileBindings>,
     /// Type → its base types (from resolved inherit/implement clauses).
     bases: FxHashMap<i64, Vec<i64>>,
+    /// The reverse: type → the types deriving from or implementing it.
+    derived: FxHashMap<i64, Vec<i64>>,
     /// (type symbol, member name) → members defined outside the type's own qualified name
     /// (Rust `impl` blocks in another module, C++ `A::f` in a `.cpp` outside the namespace).
     extra_members: FxHashMap<(u32, String), Vec<u32>>,
@@ -107,6 +109,7 @@ impl Resolver {
             ix: Index::build(files, symbols, rules),
             bindings: FxHashMap::default(),
             bases: FxHashMap::default(),
+            derived: FxHashMap::default(),
             extra_members: FxHashMap::default(),
             owner_of: FxHashMap::default(),
             binds: Vec::new(),
@@ -732,6 +735,7 @@ impl Resolver {
                 for e in edges {
                     if e.src != e.dst {
                         self.bases.entry(e.src).or_default().push(e.dst);
+                        self.derived.entry(e.dst).or_default().push(e.src);
                     }
                 }
             }
@@ -1255,7 +1259,54 @@ impl Resolver {
         if found.is_empty() {
             return Some(Self::unresolved(r, "no_candidates", 0));
         }
+        // Dispatch: on an interface or trait, or to an abstract (body-less) member, the call
+        // reaches the implementations too: all are candidates, flagged by the rule.
+        let dispatches = types.iter().any(|&t| {
+            matches!(
+                self.ix.symbols[t as usize].kind,
+                NodeKind::Interface | NodeKind::Trait
+            )
+        }) || found
+            .iter()
+            .any(|&c| self.ix.symbols[c as usize].declaration);
+        if dispatches {
+            let mut all = found.clone();
+            for &t in &types {
+                for d in self.implementations(t) {
+                    let key = format!("{}.{}", self.ix.norm[d as usize], r.name);
+                    all.extend(self.ix.norm_named(&key).iter().copied());
+                    if let Some(extra) = self.extra_members.get(&(d, r.name.clone())) {
+                        all.extend(extra.iter().copied());
+                    }
+                }
+            }
+            let mut seen = FxHashSet::default();
+            all.retain(|c| seen.insert(*c));
+            if all.len() > found.len() {
+                let all = self.keep(r, file, &all);
+                return Some(self.edges_to(r, &all, "dispatch", Confidence::Low));
+            }
+        }
         Some(self.edges_to(r, &found, "receiver_type", Confidence::Medium))
+    }
+
+    /// Types deriving from or implementing `t`, transitively (at most 64).
+    fn implementations(&self, t: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut stack = vec![self.ix.symbols[t as usize].id];
+        let mut seen = FxHashSet::default();
+        while let Some(id) = stack.pop() {
+            for &d in self.derived.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
+                if out.len() >= 64 || !seen.insert(d) {
+                    continue;
+                }
+                if let Some((di, _)) = self.ix.symbol(d) {
+                    out.push(di);
+                }
+                stack.push(d);
+            }
+        }
+        out
     }
 
     /// The receiver's type is unknown: candidates are members with that name anywhere.
