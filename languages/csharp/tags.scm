@@ -178,6 +178,81 @@
     .
     (variable_declarator name: (identifier) @name) @definition.event))
 
+; ---- declared types (receiver typing): return types, property, indexer and field types
+((method_declaration returns: (_) @type) @typed
+  (#not-eq? @type "void"))
+((local_function_statement type: (_) @type) @typed
+  (#not-eq? @type "void"))
+(property_declaration type: (_) @type) @typed
+(indexer_declaration type: (_) @type) @typed
+(field_declaration (variable_declaration type: (_) @type)) @typed
+(field_declaration (variable_declaration type: (_) @type (variable_declarator) @typed))
+(record_declaration (parameter_list (parameter type: (_) @type) @typed))
+
+; ---- bindings (receiver typing). Fields and properties are also bindings of their type (a
+; bare `_repo` is `this._repo`); a `var` local is typed by its `new`, call, cast or `as`.
+(parameter type: (_) @binding.type name: (identifier) @binding.name) @binding
+(parameter !type name: (identifier) @binding.name) @binding
+(implicit_parameter) @binding.name @binding
+(property_declaration type: (_) @binding.type name: (identifier) @binding.name) @binding
+(catch_declaration type: (_) @binding.type name: (identifier) @binding.name) @binding
+(declaration_pattern type: (_) @binding.type name: (identifier) @binding.name) @binding
+(tuple_pattern name: (identifier) @binding.name @binding)
+((foreach_statement type: (_) @binding.type left: (identifier) @binding.name) @binding
+  (#not-eq? @binding.type "var"))
+(foreach_statement type: (implicit_type) left: (identifier) @binding.name) @binding
+((declaration_expression type: (_) @binding.type name: (identifier) @binding.name) @binding
+  (#not-eq? @binding.type "var"))
+(declaration_expression type: (implicit_type) name: (identifier) @binding.name) @binding
+; `Store s;`, `Store s = new Store()`, `IList<Store> all = new List<Store>()` (the declared
+; type first, the created class when the declared type is not the repository's)
+((variable_declaration
+  type: (_) @binding.type
+  (variable_declarator
+    name: (identifier) @binding.name
+    [
+      (object_creation_expression type: [
+        (identifier) @binding.value
+        (qualified_name) @binding.value
+        (alias_qualified_name) @binding.value
+        (generic_name (identifier) @binding.value)])
+      (invocation_expression function: [
+        (identifier) @binding.value
+        (generic_name (identifier) @binding.value)
+        (member_access_expression name: (identifier)) @binding.value
+        (conditional_access_expression (member_binding_expression name: (identifier))) @binding.value])
+      (await_expression (invocation_expression function: [
+        (identifier) @binding.value
+        (generic_name (identifier) @binding.value)
+        (member_access_expression name: (identifier)) @binding.value
+        (conditional_access_expression (member_binding_expression name: (identifier))) @binding.value]))
+    ]?) @binding)
+  (#not-eq? @binding.type "var"))
+; `var s = new Store()`, `var s = repo.Find(id)`, `var s = (Store)o`, `var s = o as Store`
+(variable_declaration
+  type: (implicit_type)
+  (variable_declarator
+    name: (identifier) @binding.name
+    [
+      (object_creation_expression type: [
+        (identifier) @binding.value
+        (qualified_name) @binding.value
+        (alias_qualified_name) @binding.value
+        (generic_name (identifier) @binding.value)])
+      (invocation_expression function: [
+        (identifier) @binding.value
+        (generic_name (identifier) @binding.value)
+        (member_access_expression name: (identifier)) @binding.value
+        (conditional_access_expression (member_binding_expression name: (identifier))) @binding.value])
+      (await_expression (invocation_expression function: [
+        (identifier) @binding.value
+        (generic_name (identifier) @binding.value)
+        (member_access_expression name: (identifier)) @binding.value
+        (conditional_access_expression (member_binding_expression name: (identifier))) @binding.value]))
+      (cast_expression type: (_) @binding.type)
+      (as_expression right: (_) @binding.type)
+    ]?) @binding)
+
 ; ---- references: calls
 ((invocation_expression
   function: (identifier) @name) @reference.call

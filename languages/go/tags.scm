@@ -296,6 +296,152 @@
     "comparable")
   (#not-match? @name "^[A-Z][0-9]?$"))
 
+; ---- declared types (`@typed` adds them to the definitions matched above)
+; a function's or method's result type: the single result (`*Server`), or the first of a list
+; (`(*Store, error)`, `(s *Store, err error)`)
+((function_declaration result: (_) @type) @typed
+  (#not-match? @type "^\\("))
+(function_declaration result: (parameter_list . (parameter_declaration type: (_) @type))) @typed
+((method_declaration result: (_) @type) @typed
+  (#not-match? @type "^\\("))
+(method_declaration result: (parameter_list . (parameter_declaration type: (_) @type))) @typed
+((method_elem result: (_) @type) @typed
+  (#not-match? @type "^\\("))
+(method_elem result: (parameter_list . (parameter_declaration type: (_) @type))) @typed
+; struct fields (the field declaration is the definition; with several names, each name is);
+; anonymous struct types are not kept as types
+((field_declaration type: (_) @type) @typed
+  (#not-match? @type "^struct\\b"))
+((field_declaration name: (field_identifier) @typed type: (_) @type)
+  (#not-match? @type "^struct\\b"))
+; package-level variables and constants written with a type (`var X T`, `const Y T = 1`)
+(var_declaration (var_spec type: (_) @type)) @typed
+(var_spec type: (_) @type) @typed
+(var_spec name: (identifier) @typed type: (_) @type)
+(const_declaration (const_spec type: (_) @type)) @typed
+(const_spec type: (_) @type) @typed
+(const_spec name: (identifier) @typed type: (_) @type)
+
+; ---- bindings (receiver typing)
+; parameters, method receivers (`func (s *Server)` binds `s` in the method) and named results
+((parameter_declaration name: (identifier) @binding.name type: (_) @binding.type) @binding
+  (#not-eq? @binding.name "_"))
+(variadic_parameter_declaration name: (identifier) @binding.name) @binding
+; `var x T`
+((var_spec name: (identifier) @binding.name type: (_) @binding.type) @binding
+  (#not-eq? @binding.name "_"))
+; `x := NewServer(..)`, `x, err := pkg.Open(..)`, `var x = s.store.Get(..)`, `x := Make[T](..)`:
+; the first name takes the call's (first) result. The name is bound from the next statement on:
+; `version := version()` calls the function and `store := store.Open()` names the package, so
+; such a statement binds nothing.
+((short_var_declaration
+  left: (expression_list . (identifier) @binding.name)
+  right: (expression_list
+    .
+    (call_expression
+      function: [
+        (identifier) @binding.value
+        (index_expression operand: (identifier) @binding.value)
+      ]))) @binding
+  (#not-eq? @binding.name @binding.value))
+((short_var_declaration
+  left: (expression_list . (identifier) @binding.name)
+  right: (expression_list
+    .
+    (call_expression
+      function: [
+        (selector_expression operand: (_) @_head) @binding.value
+        (index_expression operand: (selector_expression operand: (_) @_head) @binding.value)
+      ]))) @binding
+  (#not-eq? @binding.name @_head))
+((var_spec
+  .
+  name: (identifier) @binding.name
+  value: (expression_list
+    .
+    (call_expression
+      function: [
+        (identifier) @binding.value
+        (index_expression operand: (identifier) @binding.value)
+      ]))) @binding
+  (#not-eq? @binding.name @binding.value))
+((var_spec
+  .
+  name: (identifier) @binding.name
+  value: (expression_list
+    .
+    (call_expression
+      function: [
+        (selector_expression operand: (_) @_head) @binding.value
+        (index_expression operand: (selector_expression operand: (_) @_head) @binding.value)
+      ]))) @binding
+  (#not-eq? @binding.name @_head))
+; `x := Server{..}`, `x := &pkg.Server{..}`, `x := new(Server)`: the literal's type
+((short_var_declaration
+  left: (expression_list . (identifier) @binding.name)
+  right: (expression_list
+    .
+    [
+      (composite_literal type: [(type_identifier) (qualified_type) (generic_type)] @binding.type)
+      (unary_expression
+        operand: (composite_literal type: [(type_identifier) (qualified_type) (generic_type)] @binding.type))
+    ])) @binding
+  (#not-eq? @binding.name "_"))
+((short_var_declaration
+  left: (expression_list . (identifier) @binding.name)
+  right: (expression_list
+    .
+    (call_expression
+      function: (identifier) @_new
+      arguments: (argument_list . [(type_identifier) (qualified_type) (generic_type)] @binding.type .)))) @binding
+  (#not-eq? @binding.name "_")
+  (#eq? @_new "new"))
+((var_spec
+  .
+  name: (identifier) @binding.name
+  value: (expression_list
+    .
+    [
+      (composite_literal type: [(type_identifier) (qualified_type) (generic_type)] @binding.type)
+      (unary_expression
+        operand: (composite_literal type: [(type_identifier) (qualified_type) (generic_type)] @binding.type))
+    ])) @binding
+  (#not-eq? @binding.name "_"))
+; untyped local names: `:=` and `var` names (except, as above, a name the value starts with),
+; `range` variables, type switch aliases
+((short_var_declaration
+  left: (expression_list (identifier) @binding.name)
+  right: (expression_list . (_) @_value)) @binding
+  (#not-eq? @binding.name "_")
+  (#not-match? @_value "^[a-z_][A-Za-z0-9_]*\\s*[.(\\[]"))
+((short_var_declaration
+  left: (expression_list (identifier) @binding.name)
+  right: (expression_list
+    .
+    [
+      (call_expression
+        function: [
+          (identifier) @_head
+          (selector_expression operand: [(identifier) @_head (selector_expression operand: (identifier) @_head)])
+          (index_expression operand: [(identifier) @_head (selector_expression operand: (identifier) @_head)])
+        ])
+      (selector_expression operand: [(identifier) @_head (selector_expression operand: (identifier) @_head)])
+      (index_expression operand: [(identifier) @_head (selector_expression operand: (identifier) @_head)])
+      (slice_expression operand: [(identifier) @_head (selector_expression operand: (identifier) @_head)])
+      (type_assertion_expression
+        operand: [(identifier) @_head (selector_expression operand: (identifier) @_head)])
+    ])) @binding
+  (#not-eq? @binding.name "_")
+  (#not-eq? @binding.name @_head))
+((var_spec name: (identifier) @binding.name !value) @binding
+  (#not-eq? @binding.name "_"))
+((var_spec name: (identifier) @binding.name value: (expression_list . (_) @_value)) @binding
+  (#not-eq? @binding.name "_")
+  (#not-match? @_value "^[a-z_][A-Za-z0-9_]*\\s*[.(\\[]"))
+((range_clause left: (expression_list (identifier) @binding.name)) @binding
+  (#not-eq? @binding.name "_"))
+(type_switch_statement alias: (expression_list (identifier) @binding.name)) @binding
+
 ; ---- imports: `import "fmt"`, `import ( f "fmt"; . "strings"; _ "embed" )`
 (import_spec . path: (_) @import.source) @import
 (import_spec name: (package_identifier) @import.alias path: (_) @import.source) @import

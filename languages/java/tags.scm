@@ -64,6 +64,77 @@
   declarator: (variable_declarator)
   . declarator: (variable_declarator name: (identifier) @name) @definition.constant)
 
+; ---- declared types (receiver typing): return types of methods, types of fields and constants
+((method_declaration type: (_) @type) @typed
+  (#not-eq? @type "void"))
+(annotation_type_element_declaration type: (_) @type) @typed
+(field_declaration type: (_) @type) @typed
+(field_declaration type: (_) @type declarator: (variable_declarator) @typed)
+(constant_declaration type: (_) @type) @typed
+(constant_declaration type: (_) @type declarator: (variable_declarator) @typed)
+(record_declaration
+  parameters: (formal_parameters (formal_parameter type: (_) @type) @typed))
+
+; ---- bindings (receiver typing). A field is also a binding of its class (a bare `store`
+; is `this.store`); a local declared with `var` is typed by its `new` or unqualified call.
+(formal_parameter
+  type: (_) @binding.type
+  name: (identifier) @binding.name) @binding
+(spread_parameter
+  (variable_declarator name: (identifier) @binding.name)) @binding
+(catch_formal_parameter
+  (catch_type) @binding.type
+  name: (identifier) @binding.name) @binding
+(lambda_expression parameters: (identifier) @binding.name) @binding
+(inferred_parameters (identifier) @binding.name @binding)
+(instanceof_expression
+  right: (_) @binding.type
+  name: (identifier) @binding.name) @binding
+(type_pattern (_) @binding.type . (identifier) @binding.name) @binding
+((enhanced_for_statement
+  type: (_) @binding.type
+  name: (identifier) @binding.name) @binding
+  (#not-eq? @binding.type "var"))
+((enhanced_for_statement
+  type: (_) @_var
+  name: (identifier) @binding.name) @binding
+  (#eq? @_var "var"))
+((resource
+  type: (_) @binding.type
+  name: (identifier) @binding.name) @binding
+  (#not-eq? @binding.type "var"))
+; `Store s;`, `Store s = new Store()`, `List<Store> all = new ArrayList<>()` (the declared type
+; first, the created class when the declared type is not the repository's)
+((_
+  type: (_) @binding.type
+  declarator: (variable_declarator
+    name: (identifier) @binding.name
+    value: [
+      (object_creation_expression type: [
+        (type_identifier) @binding.value
+        (scoped_type_identifier) @binding.value
+        (generic_type [(type_identifier) (scoped_type_identifier)] @binding.value)])
+      (method_invocation !object name: (identifier) @binding.value)
+      (method_invocation object: (this) name: (identifier) @binding.value)
+    ]?) @binding)
+  (#not-eq? @binding.type "var"))
+; `var s = new Store()`, `var s = make()`, `var s = "x"`
+((local_variable_declaration
+  type: (_) @_var
+  declarator: (variable_declarator
+    name: (identifier) @binding.name
+    value: [
+      (object_creation_expression type: [
+        (type_identifier) @binding.value
+        (scoped_type_identifier) @binding.value
+        (generic_type [(type_identifier) (scoped_type_identifier)] @binding.value)])
+      (method_invocation !object name: (identifier) @binding.value)
+      (method_invocation object: (this) name: (identifier) @binding.value)
+      ; `var s = factory.make()`: the whole call (the resolver takes its callee)
+      (method_invocation object: [(identifier) (field_access) (method_invocation)]) @binding.value
+    ]?) @binding)
+  (#eq? @_var "var"))
+
 ; ---- references: calls
 (method_invocation
   object: (_) @receiver
@@ -113,12 +184,13 @@
 ; ---- references: types, wherever a type is written. A qualified type (`Map.Entry`,
 ; `java.util.List`) is one reference: its last segment, the rest as receiver. Single capital
 ; letters (`T`, `K`, `E2`) are type parameters, not references.
-(_ type: [
+((_ type: [
     (type_identifier) @name
     (scoped_type_identifier) @name
     (generic_type [(type_identifier) (scoped_type_identifier)] @name)
-  ]
-  (#not-match? @name "^[A-Z][0-9]?$")) @reference.type
+  ]) @reference.type
+  (#not-match? @name "^[A-Z][0-9]?$")
+  (#not-eq? @name "var"))
 (instanceof_expression right: [
     (type_identifier) @name
     (scoped_type_identifier) @name

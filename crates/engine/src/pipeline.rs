@@ -327,6 +327,7 @@ pub fn index(
             module_style: format!("{:?}", m.module).to_lowercase(),
             builtin_names: m.builtins.names.iter().cloned().collect(),
             builtin_members: m.builtins.members.iter().cloned().collect(),
+            separate_call_names: m.imports.separate_call_names,
         });
         rule_index.insert(language.id().to_string(), rules.len() - 1);
         rules.len() - 1

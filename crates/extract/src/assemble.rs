@@ -337,7 +337,11 @@ pub(crate) fn assemble(
 ///
 /// Then the untyped bindings nothing needs any more are dropped: a plain local matters to
 /// resolution only as the head of a receiver (`x.get()` must not bind `x` to a global `x`).
-pub(crate) fn prune_local_references(facts: &mut FileFacts, self_names: &[String]) {
+pub(crate) fn prune_local_references(
+    facts: &mut FileFacts,
+    self_names: &[String],
+    separate_call_names: bool,
+) {
     if facts.bindings.is_empty() {
         return;
     }
@@ -353,7 +357,10 @@ pub(crate) fn prune_local_references(facts: &mut FileFacts, self_names: &[String
         .collect();
     let defs = &facts.definitions;
     let is_local = |r: &sextant_model::Reference| -> bool {
-        if r.receiver.is_some() || !matches!(r.kind, RefKind::Read | RefKind::Call) {
+        if r.receiver.is_some()
+            || !matches!(r.kind, RefKind::Read | RefKind::Call)
+            || (separate_call_names && r.kind == RefKind::Call)
+        {
             return false;
         }
         let mut at = r.enclosing;

@@ -62,7 +62,11 @@ pub fn extract_with(
             Some(tree) => {
                 let raw = collect::collect(tools, &tree, text);
                 assemble::assemble(language, tools, path, text, &tree, raw, &mut facts);
-                assemble::prune_local_references(&mut facts, &language.manifest.imports.self_names);
+                assemble::prune_local_references(
+                    &mut facts,
+                    &language.manifest.imports.self_names,
+                    language.manifest.imports.separate_call_names,
+                );
             }
         },
     });

@@ -160,6 +160,9 @@ pub struct ImportRules {
     pub binds: String,
     /// Unqualified names inside a method see the members of its type (Java, C#, C++, Ruby).
     pub implicit_self: bool,
+    /// Methods and variables live in separate namespaces (Java, C#): a local variable never
+    /// shadows a called name.
+    pub separate_call_names: bool,
 }
 
 /// Names the language provides without any definition in the repository.

@@ -35,6 +35,9 @@ pub struct LangRules {
     /// Names and member names the language provides (see `language.toml` `[builtins]`).
     pub builtin_names: rustc_hash::FxHashSet<String>,
     pub builtin_members: rustc_hash::FxHashSet<String>,
+    /// Methods and variables live in separate namespaces (Java, C#): a local never shadows a
+    /// called name.
+    pub separate_call_names: bool,
 }
 
 /// A file of the generation.

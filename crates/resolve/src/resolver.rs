@@ -989,6 +989,7 @@ impl Resolver {
                     // A local of this function (parameter, assignment target) shadows what
                     // encloses it; definitions at this level (nested functions) come first.
                     if sym.kind.is_callable()
+                        && !(rules.separate_call_names && r.kind == RefKind::Call)
                         && self.binds_in_scope.contains_key(&(c, name.to_string()))
                     {
                         return Self::unresolved(r, "local", 0);
@@ -1250,14 +1251,27 @@ impl Resolver {
         if depth > crate::typing::MAX_TYPE_DEPTH {
             return None;
         }
-        let types = self.receiver_types(r, file, recv, depth)?;
+        let Some(types) = self.receiver_types(r, file, recv, depth) else {
+            // A receiver declared with a type that is not in the repository (`t *testing.T`,
+            // `s: &str`): its members are external, not a guess by name.
+            return self
+                .binding_of(r.src, file, recv)
+                .filter(|b| b.type_text.is_some())
+                .map(|_| Self::unresolved(r, "external", 0));
+        };
         let mut found = Vec::new();
         for t in &types {
             found.extend(self.member(*t, &r.name, 0));
         }
         let found = self.keep(r, file, &found);
         if found.is_empty() {
-            return Some(Self::unresolved(r, "no_candidates", 0));
+            // `toString`, `equals`, `clone`: inherited from the language's root types.
+            let reason = if self.rules_of(file).builtin_members.contains(&r.name) {
+                "external"
+            } else {
+                "no_candidates"
+            };
+            return Some(Self::unresolved(r, reason, 0));
         }
         // Dispatch: on an interface or trait, or to an abstract (body-less) member, the call
         // reaches the implementations too: all are candidates, flagged by the rule.

@@ -42,6 +42,12 @@ const WRAPPERS: &[&str] = &[
     "Weak",
     "Pin",
     "MutexGuard",
+    "Result",
+    "Task",
+    "ValueTask",
+    "Future",
+    "CompletableFuture",
+    "Deferred",
 ];
 
 /// Rules that pick a target by name alone.
@@ -320,7 +326,9 @@ impl Resolver {
         {
             return Some(found);
         }
+        // The callee as written, or a whole call expression (`factory.make()`).
         let value = b.value.as_deref()?;
+        let value = callee_of(value).unwrap_or(value);
         let probe = Ref {
             id: -1,
             file: b.file,
@@ -451,5 +459,6 @@ mod tests {
         assert_eq!(type_head("Store[]"), None);
         assert_eq!(type_head("(a: number) => void"), None);
         assert_eq!(type_head("Promise<Store>").as_deref(), Some("Store"));
+        assert_eq!(type_head("Result<Store, Error>").as_deref(), Some("Store"));
     }
 }
