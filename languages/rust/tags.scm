@@ -35,6 +35,21 @@
 (call_expression
   function: (generic_function
     function: (field_expression value: (_) @receiver field: (field_identifier) @name))) @reference.call
+; calls inside macro arguments (`assert!(is_word(b))`, `assert_eq!(Parser::new(), x)`): to
+; tree-sitter these are token trees, so a call is a name right before a parenthesized tree
+((token_tree (identifier) @receiver . "::" . (identifier) @name . (token_tree) @_args) @reference.call
+  (#match? @_args "^\\("))
+((token_tree (identifier) @receiver . "." . (identifier) @name . (token_tree) @_args) @reference.call
+  (#match? @_args "^\\("))
+((token_tree (token_tree) @receiver . "." . (identifier) @name . (token_tree) @_args) @reference.call
+  (#match? @_args "^\\("))
+((token_tree (identifier) @name . (token_tree) @_args) @reference.call
+  (#match? @_args "^\\("))
+; path qualifiers that are types (`Parser::new()`, `Utf8Sequence::Two`)
+((scoped_identifier path: (identifier) @name) @reference.type
+  (#match? @name "^[A-Z]"))
+((token_tree (identifier) @name . "::") @reference.type
+  (#match? @name "^[A-Z]"))
 (macro_invocation macro: (identifier) @name) @reference.call
 (macro_invocation macro: (scoped_identifier path: (_) @receiver name: (identifier) @name)) @reference.call
 
