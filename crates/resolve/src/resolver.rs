@@ -1256,7 +1256,8 @@ impl Resolver {
             // `s: &str`): its members are external, not a guess by name.
             return self
                 .binding_of(r.src, file, recv)
-                .filter(|b| b.type_text.is_some())
+                .and_then(|b| b.type_text.as_deref().map(|t| (b, t)))
+                .filter(|(b, t)| self.type_is_external(t, b.file, b.scope))
                 .map(|_| Self::unresolved(r, "external", 0));
         };
         let mut found = Vec::new();

@@ -382,6 +382,35 @@ impl Resolver {
         (!out.is_empty()).then_some(out)
     }
 
+    /// A declared type that names nothing in the repository (`&str`, `testing.T`, `Date`);
+    /// false for in-repository names that are not types (aliases of unions, type variables).
+    pub(crate) fn type_is_external(&self, text: &str, file: i64, scope: i64) -> bool {
+        let Some(head) = type_head(text) else {
+            return false;
+        };
+        let Some(ctx) = self.ix.file(file) else {
+            return false;
+        };
+        let (receiver, name) = match split_last(&head) {
+            Some((p, n)) => (Some(p.to_string()), n.to_string()),
+            None => (None, head.clone()),
+        };
+        let probe = Ref {
+            id: -1,
+            file,
+            src: scope,
+            kind: RefKind::Read,
+            name,
+            receiver,
+            implementor: None,
+        };
+        let resolution = match &probe.receiver {
+            Some(recv) => self.resolve_with_receiver(&probe, ctx, recv, MAX_TYPE_DEPTH + 1),
+            None => self.resolve_at(&probe, MAX_TYPE_DEPTH + 1),
+        };
+        matches!(resolution, Resolution::Unresolved(u) if u.reason == "external" || u.reason == "no_candidates")
+    }
+
     /// The type symbols a declared type (as written in `file`, inside `scope`) names.
     pub(crate) fn type_text_types(&self, text: &str, file: i64, scope: i64) -> Option<Vec<u32>> {
         let head = type_head(text)?;
