@@ -64,7 +64,7 @@ pub struct GraphExport {
 impl Repo {
     /// Every node and every edge of the active generation whose kind is in `kinds` (empty = all
     /// kinds, `contains` included). Unknown kinds match nothing. Edges come from reference sites
-    /// and imports (the only edges the indexer writes) plus containment.
+    /// and imports, edges derived from the hierarchy (`overrides`, no site), and containment.
     pub fn export_graph(&self, kinds: &[String]) -> Result<GraphExport> {
         let wanted = |k: &str| kinds.is_empty() || kinds.iter().any(|w| w == k);
         let generation = self.generation();
@@ -113,6 +113,7 @@ impl Repo {
                 for (list, sites) in [
                     (s.generation_ref_edges(generation)?, &refs),
                     (s.generation_import_edges(generation)?, &imports),
+                    (s.generation_derived_edges(generation)?, &HashMap::new()),
                 ] {
                     for e in list {
                         if !wanted(&e.kind) {

@@ -584,6 +584,7 @@ pub fn index(
             for (_, r) in inherited {
                 resolve::push(&mut output, r);
             }
+            output.edges.extend(resolver.overrides());
             let resolver = &resolver;
             let rest: Vec<resolve::Resolution> = pool.install(|| {
                 r_refs

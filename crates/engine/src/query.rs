@@ -371,7 +371,12 @@ impl Repo {
         ref_kinds: &[&str],
         found: &[Neighbor],
     ) -> Result<Completeness> {
-        if symbol.kind == "file" || symbol.kind == "document" || symbol.kind == "doc_section" {
+        if symbol.kind == "document" || symbol.kind == "doc_section" {
+            return Ok(Completeness::Unknown {
+                reason: "references to documents and their sections are not analysed".into(),
+            });
+        }
+        if symbol.kind == "file" {
             return Ok(Completeness::Exact);
         }
         let (unresolved, sample) =

@@ -1305,6 +1305,59 @@ impl Resolver {
         Some(self.edges_to(r, &found, "receiver_type", Confidence::Medium))
     }
 
+    /// `Overrides` edges: a method of a type that redefines a method of one of its base types
+    /// (the nearest definition up the hierarchy). Call after [`Resolver::resolve_inheritance`].
+    pub fn overrides(&self) -> Vec<Edge> {
+        let mut out = Vec::new();
+        for (i, s) in self.ix.symbols.iter().enumerate() {
+            if !matches!(
+                s.kind,
+                NodeKind::Method | NodeKind::Function | NodeKind::Property
+            ) {
+                continue;
+            }
+            let Some(owner) = self.owner_of.get(&(i as u32)).copied().or_else(|| {
+                s.parent
+                    .and_then(|p| self.ix.symbol(p))
+                    .filter(|(_, p)| p.kind.is_type_like())
+                    .map(|(pi, _)| pi)
+            }) else {
+                continue;
+            };
+            let owner_id = self.ix.symbols[owner as usize].id;
+            let Some(bases) = self.bases.get(&owner_id) else {
+                continue;
+            };
+            let mut found = Vec::new();
+            for b in bases {
+                if let Some((bi, _)) = self.ix.symbol(*b)
+                    && bi != owner
+                {
+                    found.extend(self.member(bi, &s.name, 0).into_iter().filter(|&m| {
+                        m as usize != i
+                            && self.ix.symbols[m as usize].kind.is_callable()
+                                == s.kind.is_callable()
+                    }));
+                }
+            }
+            found.sort_unstable();
+            found.dedup();
+            for m in found.into_iter().take(MAX_CANDIDATES) {
+                out.push(Edge {
+                    src: s.id,
+                    dst: self.ix.symbols[m as usize].id,
+                    kind: EdgeKind::Overrides,
+                    provenance: Provenance::Inferred,
+                    confidence: Confidence::High,
+                    rule: "override",
+                    ref_id: None,
+                    import_id: None,
+                });
+            }
+        }
+        out
+    }
+
     /// Types deriving from or implementing `t`, transitively (at most 64).
     fn implementations(&self, t: u32) -> Vec<u32> {
         let mut out = Vec::new();

@@ -979,3 +979,30 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 }
+
+impl Store {
+    /// Every edge of a generation made neither from a reference nor from an import
+    /// (`overrides`), keyed by `ref_id = 0`.
+    pub fn generation_derived_edges(&self, generation: i64) -> Result<Vec<RefEdge>> {
+        self.conn
+            .prepare(
+                "SELECT src, dst, kind, provenance, rule FROM edges
+                 WHERE generation = ?1 AND ref_id IS NULL AND import_id IS NULL
+                 ORDER BY src, dst, kind",
+            )
+            .and_then(|mut s| {
+                s.query_map([generation], |r| {
+                    Ok(RefEdge {
+                        ref_id: 0,
+                        src: r.get(0)?,
+                        dst: r.get(1)?,
+                        kind: r.get(2)?,
+                        provenance: r.get(3)?,
+                        rule: r.get(4)?,
+                    })
+                })?
+                .collect()
+            })
+            .map_err(|e| self.err(e))
+    }
+}
