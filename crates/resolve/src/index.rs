@@ -13,7 +13,8 @@ pub(crate) struct Index {
     pub by_name: FxHashMap<String, Vec<u32>>,
     pub by_norm: FxHashMap<String, Vec<u32>>,
     /// (parent node id, name) → symbols. Top-level symbols have the File node as parent.
-    pub children: FxHashMap<(i64, String), Vec<u32>>,
+    /// parent → name → children (nested so lookups by `&str` allocate nothing).
+    pub children: FxHashMap<i64, FxHashMap<String, Vec<u32>>>,
     /// (directory, name) → top-level symbols.
     pub by_dir: FxHashMap<(String, String), Vec<u32>>,
     pub files: Vec<FileCtx>,
@@ -73,7 +74,7 @@ impl Index {
         let mut by_id = FxHashMap::default();
         let mut by_name: FxHashMap<String, Vec<u32>> = FxHashMap::default();
         let mut by_norm: FxHashMap<String, Vec<u32>> = FxHashMap::default();
-        let mut children: FxHashMap<(i64, String), Vec<u32>> = FxHashMap::default();
+        let mut children: FxHashMap<i64, FxHashMap<String, Vec<u32>>> = FxHashMap::default();
         let mut by_dir: FxHashMap<(String, String), Vec<u32>> = FxHashMap::default();
         let mut norm = Vec::with_capacity(symbols.len());
         let mut family = Vec::with_capacity(symbols.len());
@@ -85,7 +86,12 @@ impl Index {
             by_norm.entry(n.clone()).or_default().push(i);
             norm.push(n);
             if let Some(p) = s.parent {
-                children.entry((p, s.name.clone())).or_default().push(i);
+                children
+                    .entry(p)
+                    .or_default()
+                    .entry(s.name.clone())
+                    .or_default()
+                    .push(i);
             }
             let fi = file_index.get(&s.file).copied();
             family.push(
@@ -139,7 +145,8 @@ impl Index {
 
     pub fn children_named(&self, parent: i64, name: &str) -> &[u32] {
         self.children
-            .get(&(parent, name.to_string()))
+            .get(&parent)
+            .and_then(|m| m.get(name))
             .map(Vec::as_slice)
             .unwrap_or(&[])
     }

@@ -50,7 +50,8 @@ pub struct Resolver {
     owner_of: FxHashMap<u32, u32>,
     /// Typed bindings, and their indexes by (scope, name) and by name.
     pub(crate) binds: Vec<Bind>,
-    pub(crate) binds_in_scope: FxHashMap<(i64, String), Vec<u32>>,
+    /// scope → name → bindings (nested so lookups by `&str` allocate nothing).
+    pub(crate) binds_in_scope: FxHashMap<i64, FxHashMap<String, Vec<u32>>>,
     pub(crate) binds_named: FxHashMap<String, Vec<u32>>,
     /// Packages of the repository by name → their directory (`package.json` names).
     packages: Vec<(String, String)>,
@@ -171,7 +172,9 @@ impl Resolver {
     pub fn with_bindings(mut self, binds: Vec<Bind>) -> Resolver {
         for (i, b) in binds.iter().enumerate() {
             self.binds_in_scope
-                .entry((b.scope, b.name.clone()))
+                .entry(b.scope)
+                .or_default()
+                .entry(b.name.clone())
                 .or_default()
                 .push(i as u32);
             self.binds_named
@@ -990,7 +993,10 @@ impl Resolver {
                     // encloses it; definitions at this level (nested functions) come first.
                     if sym.kind.is_callable()
                         && !(rules.separate_call_names && r.kind == RefKind::Call)
-                        && self.binds_in_scope.contains_key(&(c, name.to_string()))
+                        && self
+                            .binds_in_scope
+                            .get(&c)
+                            .is_some_and(|m| m.contains_key(name))
                     {
                         return Self::unresolved(r, "local", 0);
                     }

@@ -230,7 +230,7 @@ impl Resolver {
     /// with a declared type, else the first with a value, else the first.
     pub(crate) fn binding_of(&self, src: i64, file: &FileCtx, name: &str) -> Option<&Bind> {
         for scope in self.scope_chain(src, file.node) {
-            let Some(list) = self.binds_in_scope.get(&(scope, name.to_string())) else {
+            let Some(list) = self.binds_in_scope.get(&scope).and_then(|m| m.get(name)) else {
                 continue;
             };
             let binds = list.iter().map(|&i| &self.binds[i as usize]);
