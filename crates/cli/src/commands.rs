@@ -249,6 +249,14 @@ pub fn run(cli: Cli) -> u8 {
                     output::emit(&output::eval(&report, *samples));
                 }
             }
+            Command::Serve => {
+                let start = cli.repo.clone().unwrap_or_else(cwd);
+                let root = sextant_engine::find_root(&start);
+                if !root.is_dir() {
+                    return Err(Error::NotADirectory(root.display().to_string()));
+                }
+                sextant_mcp::serve_stdio(root).map_err(|e| Error::Io(e.to_string()))?;
+            }
             Command::Export {
                 format,
                 kinds,

@@ -111,6 +111,9 @@ pub enum Command {
         #[arg(long, default_value_t = 0)]
         samples: usize,
     },
+    /// Serve the repository to MCP clients over stdio (tools: search, symbol, source,
+    /// references, calls, status). stdout carries protocol messages only; logs go to stderr.
+    Serve,
     /// Export the whole graph of the active generation: JSON, JSON lines, Graphviz DOT, GraphML,
     /// or a call graph (caller qualified name → callee qualified names, as JSON).
     Export {
@@ -150,6 +153,8 @@ fn main() -> ExitCode {
     };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        // No colour codes in logs an MCP client (or a file) captures.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("SEXTANT_LOG")
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),

@@ -51,6 +51,20 @@ const ALLOWED: &[(&str, &[&str], &[&str])] = &[
         ],
     ),
     (
+        "mcp",
+        &[
+            "rmcp",
+            "tokio",
+            "serde",
+            "serde_json",
+            "schemars",
+            "tracing",
+            "anyhow",
+            "thiserror",
+        ],
+        &["engine", "model"],
+    ),
+    (
         "cli",
         &[
             "clap",
@@ -61,7 +75,7 @@ const ALLOWED: &[(&str, &[&str], &[&str])] = &[
             "serde_json",
             "anyhow",
         ],
-        &["engine", "model"],
+        &["engine", "model", "mcp"],
     ),
     (
         "bench",
@@ -187,6 +201,10 @@ fn io_lives_in_its_own_crates() {
             &["rusqlite", "std::fs::read", "File::open", "read_to_string("][..],
         ),
         ("cli", &["rusqlite", "std::fs::read", "File::open"][..]),
+        (
+            "mcp",
+            &["rusqlite", "std::fs", "File::open", "std::process"][..],
+        ),
     ] {
         let mut files = Vec::new();
         rust_sources(&crates_dir().join(folder).join("src"), &mut files);

@@ -1,0 +1,143 @@
+"""A third-party MCP client (the Python `mcp` SDK, 1.x API) against `sextant serve` over stdio.
+
+Run by crates/cli/tests/mcp.rs, which builds and indexes the fixture repository:
+
+    python3 tests/mcp_python/test_stdio.py --bin target/debug/sextant --repo DIR
+
+(SEXTANT_HOME must point at the index's data home). The 1.x client validates every
+`structuredContent` against the tool's `outputSchema` and raises when it does not conform; the
+script validates again with jsonschema (Draft 2020-12) and checks the answers. Exit code 0 when
+every check passes; prints "N passed, 0 failed".
+"""
+
+import argparse
+import asyncio
+import os
+import sys
+
+import jsonschema
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+TOOLS = {"search", "symbol", "source", "references", "calls", "status"}
+
+
+def type_arrays(schema, where="inputSchema"):
+    """Places in a schema whose `type` is an array (not portable to every LLM front end)."""
+    found = []
+    if isinstance(schema, dict):
+        if isinstance(schema.get("type"), list):
+            found.append(where)
+        for k, v in schema.items():
+            found += type_arrays(v, f"{where}.{k}")
+    elif isinstance(schema, list):
+        for i, v in enumerate(schema):
+            found += type_arrays(v, f"{where}[{i}]")
+    return found
+
+
+async def run(binary, repo):
+    checks = 0
+    env = {"SEXTANT_HOME": os.environ["SEXTANT_HOME"], "SEXTANT_LOG": "warn"}
+    params = StdioServerParameters(command=binary, args=["serve", "--repo", repo], env=env)
+    with open(os.devnull, "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as session:
+                init = await session.initialize()
+                assert init.serverInfo.name == "sextant", init.serverInfo
+                assert init.capabilities.tools is not None
+                assert init.instructions and "sextant index" in init.instructions
+                checks += 1
+
+                listed = await session.list_tools()
+                tools = {t.name: t for t in listed.tools}
+                assert set(tools) == TOOLS, sorted(tools)
+                schemas = {}
+                for name, tool in tools.items():
+                    assert tool.description, name
+                    assert tool.inputSchema.get("type") == "object", (name, tool.inputSchema)
+                    assert not type_arrays(tool.inputSchema), (name, type_arrays(tool.inputSchema))
+                    assert tool.outputSchema and tool.outputSchema.get("type") == "object", name
+                    assert tool.annotations and tool.annotations.readOnlyHint is True, name
+                    jsonschema.Draft202012Validator.check_schema(tool.outputSchema)
+                    schemas[name] = tool.outputSchema
+                checks += 1
+
+                async def call(name, arguments):
+                    result = await session.call_tool(name, arguments)
+                    assert not result.isError, (name, result.content)
+                    content = result.structuredContent
+                    assert content is not None, name
+                    jsonschema.validate(content, schemas[name])
+                    # The text mirror carries the same JSON.
+                    assert result.content and result.content[0].type == "text", name
+                    meta = content["meta"]
+                    assert meta["repository"] == repo, meta
+                    assert meta["generation"] >= 1 and meta["stale"] is False, meta
+                    return content["data"], meta
+
+                data, meta = await call("search", {"query": "UserStore", "kind": ["class"]})
+                top = data["results"][0]
+                assert top["match"] == "exact", top
+                assert top["symbol"]["qualified_name"] == "shop.users.UserStore", top
+                assert top["symbol"]["doc"] == "Keeps users.", top
+                assert meta["truncated"] is False and meta["limit"] == 20, meta
+                checks += 1
+
+                data, meta = await call("search", {"query": "create", "mode": "compact", "limit": 1})
+                assert data["count"] == 1 and "signature" not in data["results"][0]["symbol"], data
+                assert meta["truncated"] is True and meta["next_cursor"], meta
+                page2, _ = await call(
+                    "search",
+                    {"query": "create", "mode": "compact", "limit": 1, "cursor": meta["next_cursor"]},
+                )
+                assert page2["results"][0]["symbol"]["id"] != data["results"][0]["symbol"]["id"]
+                checks += 1
+
+                card, _ = await call("symbol", {"symbol": top["symbol"]["id"]})
+                assert card["symbol"]["qualified_name"] == "shop.users.UserStore", card
+                assert card["symbol"]["signature"] == "class UserStore", card
+                assert card["members_total"] == 2, card
+                assert {m["name"] for m in card["members"]} == {"get_user_by_id", "load"}, card
+                checks += 1
+
+                src, _ = await call("source", {"symbol": "UserStore.load"})
+                assert "def load" in src["text"], src
+                refs, meta = await call("references", {"symbol": "UserStore"})
+                assert refs["total"] >= 1 and meta["completeness"]["status"] in (
+                    "exact",
+                    "lower_bound",
+                ), (refs, meta)
+                calls, meta = await call("calls", {"symbol": "add", "direction": "in"})
+                assert [s["symbol"]["name"] for s in calls["steps"]] == ["twice", "create"], calls
+                assert meta["completeness"]["status"] == "exact", meta
+                status, _ = await call("status", {})
+                assert status["indexed"] is True and status["files"] >= 4, status
+                checks += 1
+
+                missing = await session.call_tool("symbol", {"symbol": "get_usr_by_id"})
+                assert missing.isError and missing.structuredContent is None, missing
+                assert "get_user_by_id" in missing.content[0].text, missing.content
+                checks += 1
+    return checks
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--repo", required=True)
+    args = parser.parse_args()
+    try:
+        passed = asyncio.run(run(os.path.abspath(args.bin), args.repo))
+    except Exception as e:  # noqa: BLE001 - report any failure with its trace
+        import traceback
+
+        traceback.print_exc()
+        print(f"python mcp client: {type(e).__name__}: {e}")
+        print("0 passed, 1 failed")
+        sys.exit(1)
+    print(f"{passed} passed, 0 failed")
+
+
+if __name__ == "__main__":
+    main()
