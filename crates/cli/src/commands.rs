@@ -249,13 +249,33 @@ pub fn run(cli: Cli) -> u8 {
                     output::emit(&output::eval(&report, *samples));
                 }
             }
-            Command::Serve => {
+            Command::Serve {
+                http,
+                toolsets,
+                token,
+                allow_remote,
+                allow_host,
+                allow_origin,
+                max_body,
+            } => {
                 let start = cli.repo.clone().unwrap_or_else(cwd);
                 let root = sextant_engine::find_root(&start);
                 if !root.is_dir() {
                     return Err(Error::NotADirectory(root.display().to_string()));
                 }
-                sextant_mcp::serve_stdio(root).map_err(|e| Error::Io(e.to_string()))?;
+                let http = http.map(|addr| sextant_mcp::HttpOptions {
+                    allow_remote: *allow_remote,
+                    token: token.clone().filter(|t| !t.is_empty()),
+                    allowed_hosts: allow_host.clone(),
+                    allowed_origins: allow_origin.clone(),
+                    max_body_bytes: *max_body,
+                    ..sextant_mcp::HttpOptions::new(addr)
+                });
+                let options = sextant_mcp::ServeOptions {
+                    toolsets: toolsets.clone(),
+                    http,
+                };
+                sextant_mcp::serve(root, &options).map_err(|e| Error::Io(e.to_string()))?;
             }
             Command::Export {
                 format,

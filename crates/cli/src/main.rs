@@ -111,9 +111,34 @@ pub enum Command {
         #[arg(long, default_value_t = 0)]
         samples: usize,
     },
-    /// Serve the repository to MCP clients over stdio (tools: search, symbol, source,
-    /// references, calls, status). stdout carries protocol messages only; logs go to stderr.
-    Serve,
+    /// Serve the repository to MCP clients over stdio (default) or streamable HTTP (`--http`).
+    /// With stdio, stdout carries protocol messages only; logs go to stderr.
+    Serve {
+        /// Listen for streamable HTTP on this address (`127.0.0.1:7337`; port 0 picks a free
+        /// one) at path `/mcp`, instead of stdio.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
+        /// Toolsets to list (`core`; `all` for every available one). Default: core.
+        #[arg(long, value_delimiter = ',')]
+        toolsets: Vec<String>,
+        /// HTTP: require `Authorization: Bearer TOKEN` (at least 16 characters). Also read from
+        /// SEXTANT_MCP_TOKEN.
+        #[arg(long, env = "SEXTANT_MCP_TOKEN", hide_env_values = true)]
+        token: Option<String>,
+        /// HTTP: allow listening on a non-loopback address (needs --token).
+        #[arg(long)]
+        allow_remote: bool,
+        /// HTTP: accept this `Host` header too (repeat); loopback names are always accepted.
+        #[arg(long, value_name = "HOST")]
+        allow_host: Vec<String>,
+        /// HTTP: accept browser requests from this origin too (`https://app.example.com:443`);
+        /// loopback origins are always accepted, others get 403.
+        #[arg(long, value_name = "ORIGIN")]
+        allow_origin: Vec<String>,
+        /// HTTP: largest request body in bytes (larger ones get 413).
+        #[arg(long, default_value_t = 1 << 20)]
+        max_body: usize,
+    },
     /// Export the whole graph of the active generation: JSON, JSON lines, Graphviz DOT, GraphML,
     /// or a call graph (caller qualified name → callee qualified names, as JSON).
     Export {

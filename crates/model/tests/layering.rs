@@ -55,6 +55,8 @@ const ALLOWED: &[(&str, &[&str], &[&str])] = &[
         &[
             "rmcp",
             "tokio",
+            "axum",
+            "tokio-util",
             "serde",
             "serde_json",
             "schemars",

@@ -1,0 +1,564 @@
+//! The read tools (`search`, `symbol`, `source`, `references`, `calls`): each a thin adapter
+//! from typed arguments to one engine query and from its result to a bounded envelope.
+
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::{Json, tool, tool_router};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use sextant_engine::{Repo, SearchOptions};
+
+use super::*;
+use crate::budget::{Cursor, Limits, fingerprint, fit, head_tail, json_len};
+use crate::dto::*;
+use crate::server::{SextantServer, check_kinds, engine_err, page_meta};
+
+/// At most this many members on a card.
+const CARD_MEMBERS: usize = 50;
+/// Longer source lines are cut.
+const LINE_CAP: usize = 1000;
+/// The engine's search answers at most this many results in all.
+const SEARCH_CAP: usize = 1000;
+
+/// `search` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchArgs {
+    /// A name (`UserStore`, `get_user`), a qualified name (`users.UserStore`) or words
+    /// (`user id` finds `getUserById`).
+    pub query: String,
+    /// Only these kinds (class, struct, interface, trait, enum, function, method, constructor,
+    /// field, property, constant, variable, module, type_alias, ...). Default: all but files.
+    #[serde(default)]
+    pub kind: Vec<String>,
+    /// Only this language id (python, rust, typescript, tsx, javascript, go, java, c, cpp,
+    /// csharp, ruby, php, kotlin, markdown). Default "": any.
+    #[serde(default)]
+    pub language: String,
+    /// Only files under this repository-relative path prefix (`src/api/`). Default "": all.
+    #[serde(default)]
+    pub path: String,
+    /// Results per page. Default 20, at most 100.
+    #[serde(default = "default_search_limit")]
+    pub limit: u32,
+    /// `full` (signature, doc, visibility, modifiers, complexity) or `compact` (id, kind, names,
+    /// location). Default `full`.
+    #[serde(default)]
+    pub mode: ListMode,
+    /// `next_cursor` of the previous page. Default "": the first page.
+    #[serde(default)]
+    pub cursor: String,
+    /// Answer budget in tokens (~4 bytes of JSON each); longer answers are cut and say so.
+    /// Default 8000, at most 32000.
+    #[serde(default = "default_max_tokens")]
+    pub max_tokens: u32,
+}
+
+/// `symbol` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SymbolArgs {
+    #[schemars(description = SYMBOL_DOC)]
+    pub symbol: String,
+    /// Answer budget in tokens. Default 8000, at most 32000.
+    #[serde(default = "default_max_tokens")]
+    pub max_tokens: u32,
+}
+
+/// `source` arguments: a `symbol`, or a `path` with a line range.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SourceArgs {
+    /// The symbol whose definition to show (same syntax as the other tools). Give this or `path`.
+    #[serde(default)]
+    pub symbol: String,
+    /// A repository-relative file path. Give this or `symbol`.
+    #[serde(default)]
+    pub path: String,
+    /// With `path`: first line (1-based). Default 1.
+    #[serde(default)]
+    pub start_line: u32,
+    /// With `path`: last line. Default 0: to the end of the file (within `max_lines`).
+    #[serde(default)]
+    pub end_line: u32,
+    /// Extra lines before and after. Default 0, at most 50.
+    #[serde(default)]
+    pub context_lines: u32,
+    /// At most this many lines are returned. Default 120, at most 400.
+    #[serde(default = "default_max_lines")]
+    pub max_lines: u32,
+    /// `full`, `signature` (the declaration only; needs `symbol`) or `head_tail` (first 60% and
+    /// last 40% of `max_lines` when longer). Default `full`.
+    #[serde(default)]
+    pub mode: SourceMode,
+    /// Answer budget in tokens. Default 8000, at most 32000.
+    #[serde(default = "default_max_tokens")]
+    pub max_tokens: u32,
+}
+
+/// `references` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReferencesArgs {
+    #[schemars(description = SYMBOL_DOC)]
+    pub symbol: String,
+    /// Only these edge kinds (calls, instantiates, uses_type, inherits, implements, imports,
+    /// reads, writes, ...). Default: all.
+    #[serde(default)]
+    pub kind: Vec<String>,
+    /// References per page. Default 50, at most 500.
+    #[serde(default = "default_references_limit")]
+    pub limit: u32,
+    /// `next_cursor` of the previous page. Default "": the first page.
+    #[serde(default)]
+    pub cursor: String,
+    /// Answer budget in tokens. Default 8000, at most 32000.
+    #[serde(default = "default_max_tokens")]
+    pub max_tokens: u32,
+}
+
+/// Which way `calls` walks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// Callers: who calls the symbol.
+    #[default]
+    In,
+    /// Callees: what the symbol calls.
+    Out,
+}
+
+/// `calls` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CallsArgs {
+    #[schemars(description = SYMBOL_DOC)]
+    pub symbol: String,
+    /// `in` (callers) or `out` (callees). Default `in`.
+    #[serde(default)]
+    pub direction: Direction,
+    /// How many calls away to go. Default 3, at most 6.
+    #[serde(default = "default_depth")]
+    pub depth: u32,
+    /// At most this many symbols per level (the rest are not followed). Default 20, at most 100.
+    #[serde(default = "default_calls_limit")]
+    pub limit: u32,
+    /// `next_cursor` of the previous page. Default "": the first page.
+    #[serde(default)]
+    pub cursor: String,
+    /// Answer budget in tokens. Default 8000, at most 32000.
+    #[serde(default = "default_max_tokens")]
+    pub max_tokens: u32,
+}
+
+#[tool_router(router = read_tools, vis = "pub(crate)")]
+impl SextantServer {
+    #[tool(
+        description = "Find definitions (classes, functions, methods, fields, modules, doc sections) by name or words: exact name first, then prefix, then full text over split identifiers, signatures and docs. Use it instead of grep to locate where something is defined; filter by kind, language and path; page with `cursor`.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn search(
+        &self,
+        Parameters(a): Parameters<SearchArgs>,
+    ) -> Result<Json<Envelope<SearchData>>, String> {
+        self.blocking(move |b| {
+            b.answer(|repo, meta| {
+                let query = a.query.trim().to_string();
+                if query.is_empty() {
+                    return Err("argument `query` must not be empty".into());
+                }
+                let kinds = check_kinds("kind", &a.kind, false)?;
+                let mut limits = Limits::default();
+                let limit = limits.clamp("limit", a.limit, 20, 1, 100) as usize;
+                let budget = limits.budget_bytes(a.max_tokens);
+                let mode = match a.mode {
+                    ListMode::Full => "full",
+                    ListMode::Compact => "compact",
+                };
+                let fp = fingerprint(&[
+                    "search",
+                    &query,
+                    &kinds.join(","),
+                    &a.language,
+                    &a.path,
+                    mode,
+                ]);
+                let offset = Cursor::decode(&a.cursor, meta.generation, fp)?;
+                let want = (offset + limit + 1).min(SEARCH_CAP);
+                let options = SearchOptions {
+                    kinds,
+                    language: Some(a.language.trim().to_string()).filter(|l| !l.is_empty()),
+                    path_prefix: Some(a.path.trim().to_string()).filter(|p| !p.is_empty()),
+                    limit: want as u32,
+                };
+                let hits = repo.search(&query, &options).map_err(engine_err)?;
+                let more = hits.len() > offset + limit;
+                let mut results: Vec<SearchHitOut> = hits
+                    .iter()
+                    .skip(offset)
+                    .take(limit)
+                    .map(|h| SearchHitOut {
+                        matched: h.matched.to_string(),
+                        symbol: SymbolOut::with_mode(&h.symbol, a.mode),
+                    })
+                    .collect();
+                let cut = fit(&mut results, 256 + query.len(), budget);
+                page_meta(meta, "search", fp, offset, results.len(), more, cut);
+                meta.limit = Some(limit as u32);
+                meta.limits_applied = limits.applied;
+                Ok(SearchData {
+                    query,
+                    count: results.len() as u64,
+                    results,
+                })
+            })
+        })
+        .await
+    }
+
+    #[tool(
+        description = "The card of one symbol: signature, doc, location, visibility, modifiers, complexity, parent, members, counts of incoming and outgoing edges by kind, top callers and callees. Use it instead of opening files to learn what something is and how connected it is.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn symbol(
+        &self,
+        Parameters(a): Parameters<SymbolArgs>,
+    ) -> Result<Json<Envelope<CardData>>, String> {
+        self.blocking(move |b| {
+            b.answer(|repo, meta| {
+                let mut limits = Limits::default();
+                let budget = limits.budget_bytes(a.max_tokens);
+                let s = repo.resolve_symbol(&a.symbol).map_err(engine_err)?;
+                let card = repo.card(&s).map_err(engine_err)?;
+                let members_total = card.members.len();
+                let mut members: Vec<SymbolOut> = card
+                    .members
+                    .iter()
+                    .take(CARD_MEMBERS)
+                    .map(SymbolOut::compact)
+                    .collect();
+                let mut data = CardData {
+                    symbol: SymbolOut::full(&card.symbol),
+                    parent: card.parent.as_ref().map(SymbolOut::compact),
+                    members_total: members_total as u64,
+                    members: Vec::new(),
+                    incoming: kind_counts(&card.incoming),
+                    outgoing: kind_counts(&card.outgoing),
+                    callers: card.callers.iter().map(NeighborOut::from).collect(),
+                    callees: card.callees.iter().map(NeighborOut::from).collect(),
+                };
+                let cut = fit(&mut members, json_len(&data), budget);
+                if cut || members.len() < members_total {
+                    meta.truncated = true;
+                    meta.hint = Some(format!(
+                        "{} of {members_total} members shown: list them with `search` (path = \"{}\", and a kind filter)",
+                        members.len(),
+                        card.symbol.path
+                    ));
+                }
+                data.members = members;
+                meta.limits_applied = limits.applied;
+                Ok(data)
+            })
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Source of a symbol's definition (`symbol`), or lines of a repository file (`path`, `start_line`, `end_line`), with `context_lines`. Use it instead of reading whole files: `mode` signature or head_tail and `max_lines` keep answers small. Paths outside the repository and secret files are refused.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn source(
+        &self,
+        Parameters(a): Parameters<SourceArgs>,
+    ) -> Result<Json<Envelope<SourceData>>, String> {
+        self.blocking(move |b| b.answer(|repo, meta| source(repo, meta, a)))
+            .await
+    }
+
+    #[tool(
+        description = "Every resolved reference to a symbol (calls, instantiations, type uses, inheritance, implementations, imports, ...) with its site and how it was resolved (provenance, rule), plus completeness. Use it instead of grepping for a name: same-named symbols are not confused, and it says when unresolved sites could add more.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn references(
+        &self,
+        Parameters(a): Parameters<ReferencesArgs>,
+    ) -> Result<Json<Envelope<ReferencesData>>, String> {
+        self.blocking(move |b| {
+            b.answer(|repo, meta| {
+                let kinds = check_kinds("kind", &a.kind, true)?;
+                let mut limits = Limits::default();
+                let limit = limits.clamp("limit", a.limit, 50, 1, 500) as usize;
+                let budget = limits.budget_bytes(a.max_tokens);
+                let s = repo.resolve_symbol(&a.symbol).map_err(engine_err)?;
+                let fp = fingerprint(&["references", &s.stable_id, &kinds.join(",")]);
+                let offset = Cursor::decode(&a.cursor, meta.generation, fp)?;
+                let refs = repo.references(&s, &kinds).map_err(engine_err)?;
+                let total = refs.references.len();
+                let mut page: Vec<NeighborOut> = refs
+                    .references
+                    .iter()
+                    .skip(offset)
+                    .take(limit)
+                    .map(NeighborOut::from)
+                    .collect();
+                let more = total > offset + page.len();
+                let symbol = SymbolOut::compact(&refs.target);
+                let completeness = CompletenessOut::from(&refs.completeness);
+                let cut = fit(
+                    &mut page,
+                    json_len(&symbol) + json_len(&completeness) + 256,
+                    budget,
+                );
+                let more = more || cut;
+                page_meta(meta, "references", fp, offset, page.len(), more, cut);
+                meta.completeness = Some(completeness);
+                meta.limit = Some(limit as u32);
+                meta.limits_applied = limits.applied;
+                Ok(ReferencesData {
+                    symbol,
+                    total: total as u64,
+                    references: page,
+                })
+            })
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Callers (`direction` in) or callees (`direction` out) of a function or method, breadth first to `depth`, cycle-safe, at most `limit` per level, with completeness. Use it instead of grepping for call sites.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn calls(
+        &self,
+        Parameters(a): Parameters<CallsArgs>,
+    ) -> Result<Json<Envelope<CallsData>>, String> {
+        self.blocking(move |b| {
+            b.answer(|repo, meta| {
+                let mut limits = Limits::default();
+                let depth = limits.clamp("depth", a.depth, 3, 1, 6);
+                let per_level = limits.clamp("limit", a.limit, 20, 1, 100);
+                let budget = limits.budget_bytes(a.max_tokens);
+                let s = repo.resolve_symbol(&a.symbol).map_err(engine_err)?;
+                let incoming = a.direction == Direction::In;
+                let direction = if incoming { "in" } else { "out" };
+                let fp = fingerprint(&[
+                    "calls",
+                    &s.stable_id,
+                    direction,
+                    &depth.to_string(),
+                    &per_level.to_string(),
+                ]);
+                let offset = Cursor::decode(&a.cursor, meta.generation, fp)?;
+                let graph = repo
+                    .calls(&s, incoming, depth, per_level)
+                    .map_err(engine_err)?;
+                let mut ids: std::collections::HashMap<i64, String> =
+                    std::collections::HashMap::from([(graph.root.id, graph.root.stable_id.clone())]);
+                for step in &graph.steps {
+                    ids.insert(step.neighbor.symbol.id, step.neighbor.symbol.stable_id.clone());
+                }
+                let total = graph.steps.len();
+                let mut page: Vec<CallStepOut> = graph
+                    .steps
+                    .iter()
+                    .skip(offset)
+                    .map(|step| CallStepOut {
+                        depth: step.depth,
+                        from: ids.get(&step.from).cloned().unwrap_or_default(),
+                        neighbor: NeighborOut::from(&step.neighbor),
+                    })
+                    .collect();
+                let symbol = SymbolOut::compact(&graph.root);
+                let completeness = CompletenessOut::from(&graph.completeness);
+                let cut = fit(
+                    &mut page,
+                    json_len(&symbol) + json_len(&completeness) + 256,
+                    budget,
+                );
+                page_meta(meta, "calls", fp, offset, page.len(), false, cut);
+                if graph.truncated {
+                    meta.truncated = true;
+                    let note = format!(
+                        "some level had more than {per_level} symbols and the rest were not followed: raise `limit` (at most 100)"
+                    );
+                    meta.hint = Some(match meta.hint.take() {
+                        Some(h) => format!("{h}; {note}"),
+                        None => note,
+                    });
+                }
+                meta.completeness = Some(completeness);
+                meta.limit = Some(per_level);
+                meta.limits_applied = limits.applied;
+                Ok(CallsData {
+                    symbol,
+                    direction: direction.to_string(),
+                    depth: graph.depth,
+                    total: total as u64,
+                    level_limit_reached: graph.truncated,
+                    steps: page,
+                })
+            })
+        })
+        .await
+    }
+}
+
+/// `source`: a symbol's definition or a line range, cut to `max_lines` and the budget.
+fn source(repo: &Repo, meta: &mut Meta, a: SourceArgs) -> Result<SourceData, String> {
+    let mut limits = Limits::default();
+    let max_lines = limits.clamp("max_lines", a.max_lines, 120, 1, 400) as usize;
+    let context = if a.context_lines > 50 {
+        limits.applied.push(format!(
+            "context_lines: {} exceeds the hard cap, 50 used",
+            a.context_lines
+        ));
+        50
+    } else {
+        a.context_lines
+    };
+    let budget = limits.budget_bytes(a.max_tokens);
+    let symbol_arg = a.symbol.trim();
+    let path_arg = a.path.trim();
+    let span = match (symbol_arg.is_empty(), path_arg.is_empty()) {
+        (true, true) => return Err("give `symbol` or `path`".into()),
+        (false, false) => return Err("give `symbol` or `path`, not both".into()),
+        (false, true) => {
+            let s = repo.resolve_symbol(symbol_arg).map_err(engine_err)?;
+            if a.mode == SourceMode::Signature {
+                let text = if s.signature.is_empty() {
+                    s.name.clone()
+                } else {
+                    s.signature.clone()
+                };
+                let lines = text.lines().count().max(1) as u32;
+                meta.limits_applied = limits.applied;
+                return Ok(SourceData {
+                    path: s.path.clone(),
+                    start_line: s.start_line,
+                    end_line: s.start_line + lines - 1,
+                    mode: a.mode,
+                    text,
+                    file_changed: false,
+                    omitted: None,
+                    symbol: Some(SymbolOut::full(&s)),
+                });
+            }
+            repo.source_of(&s, context).map_err(engine_err)?
+        }
+        (true, false) => {
+            if a.mode == SourceMode::Signature {
+                return Err(
+                    "mode `signature` needs `symbol` (a file range has no single signature)".into(),
+                );
+            }
+            let start = a.start_line.max(1);
+            let end = if a.end_line == 0 {
+                u32::MAX - context
+            } else if a.end_line < start {
+                return Err(format!(
+                    "argument `end_line` ({}) is before `start_line` ({start})",
+                    a.end_line
+                ));
+            } else {
+                a.end_line
+            };
+            repo.source_range(path_arg, start, end, context)
+                .map_err(engine_err)?
+        }
+    };
+    let lines: Vec<&str> = span.text.lines().collect();
+    let first = span.start_line;
+    // Very long lines (minified or generated code) are cut so `max_lines` bounds the size.
+    let mut long_lines = 0usize;
+    let mut cap = |l: &str| -> String {
+        if l.len() <= LINE_CAP {
+            return l.to_string();
+        }
+        long_lines += 1;
+        let mut cut = LINE_CAP;
+        while !l.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        format!("{}… [{} more bytes]", &l[..cut], l.len() - cut)
+    };
+    let mut omitted = None;
+    let mut shown: Vec<String> = Vec::new();
+    let mut end_line = span.end_line;
+    let mut rest_from = None;
+    let split = match a.mode {
+        SourceMode::HeadTail => head_tail(&lines, max_lines),
+        _ => None,
+    };
+    let overhead = 512 + span.path.len();
+    // JSON size of the text: escapes (quotes, backslashes, control characters) count.
+    let size_of = |shown: &[String]| -> usize { shown.iter().map(|l| json_len(l) - 1).sum() };
+    if let Some((head, tail_from)) = split {
+        let skip_start = first + head as u32;
+        let skip_end = first + tail_from as u32 - 1;
+        shown.extend(lines[..head].iter().map(|l| cap(l)));
+        shown.push(format!(
+            "… {} lines omitted ({skip_start}-{skip_end}) …",
+            skip_end - skip_start + 1
+        ));
+        shown.extend(lines[tail_from..].iter().map(|l| cap(l)));
+        omitted = Some(LineRange {
+            start_line: skip_start,
+            end_line: skip_end,
+        });
+        meta.truncated = true;
+        if size_of(&shown) + overhead > budget {
+            // Over budget even so: fall back to the head alone, cut below.
+            shown.clear();
+            omitted = None;
+        }
+    }
+    if shown.is_empty() {
+        shown.extend(lines.iter().take(max_lines).map(|l| cap(l)));
+        if lines.len() > max_lines {
+            end_line = first + max_lines as u32 - 1;
+            rest_from = Some(end_line + 1);
+        }
+    }
+    // The byte budget: drop trailing lines.
+    if omitted.is_none() {
+        let mut size = size_of(&shown);
+        if size + overhead > budget {
+            while shown.len() > 1 && size + overhead > budget {
+                if let Some(l) = shown.pop() {
+                    size -= json_len(&l) - 1;
+                }
+            }
+            end_line = first + shown.len() as u32 - 1;
+            rest_from = Some(end_line + 1);
+        }
+    }
+    if long_lines > 0 {
+        meta.truncated = true;
+        limits.applied.push(format!(
+            "{long_lines} lines longer than {LINE_CAP} bytes were cut"
+        ));
+    }
+    if let Some(from) = rest_from {
+        meta.truncated = true;
+        meta.hint = Some(format!(
+            "lines {first}-{end_line} shown: call `source` with path = \"{}\" and start_line = {from} for more, or raise max_lines / max_tokens, or use mode head_tail",
+            span.path
+        ));
+    } else if omitted.is_some() {
+        meta.hint = Some(format!(
+            "the middle was left out: call `source` with path = \"{}\" and start_line/end_line for it",
+            span.path
+        ));
+    }
+    meta.limits_applied = limits.applied;
+    Ok(SourceData {
+        path: span.path.clone(),
+        start_line: first,
+        end_line: end_line.max(first),
+        mode: a.mode,
+        text: shown.join("\n"),
+        file_changed: span.stale,
+        omitted,
+        symbol: span.symbol.as_ref().map(SymbolOut::full),
+    })
+}

@@ -1,0 +1,165 @@
+//! Toolsets: the tools a server lists, chosen by name (`--toolsets core,...` or the `[mcp]`
+//! table of the config file). Every tool belongs to exactly one toolset; a toolset named here
+//! but not built yet is refused with a message saying so, so configurations written for a later
+//! version fail loudly instead of silently listing less.
+
+use rmcp::handler::server::router::tool::ToolRouter;
+
+use crate::server::SextantServer;
+
+/// A group of tools listed together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Toolset {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// The tools of this set; empty for a set that is planned but not built yet.
+    pub tools: &'static [&'static str],
+}
+
+/// Every toolset, in listing order.
+pub const TOOLSETS: &[Toolset] = &[
+    Toolset {
+        name: "core",
+        description: "find, read and navigate code: definitions, cards, source, references, calls, hierarchy, impact, changes, paths, grep, overview, index status",
+        tools: &[
+            "search",
+            "symbol",
+            "source",
+            "references",
+            "calls",
+            "hierarchy",
+            "impact",
+            "changes",
+            "path",
+            "grep",
+            "overview",
+            "status",
+            "index",
+        ],
+    },
+    Toolset {
+        name: "analytics",
+        description: "Cypher queries, centrality, communities, cycles, dead code (planned)",
+        tools: &[],
+    },
+    Toolset {
+        name: "history",
+        description: "git history per symbol, churn, co-change (planned)",
+        tools: &[],
+    },
+    Toolset {
+        name: "surfaces",
+        description: "HTTP routes, CLI commands, configuration keys (planned)",
+        tools: &[],
+    },
+    Toolset {
+        name: "docs",
+        description: "documentation sections and stale symbol mentions (planned)",
+        tools: &[],
+    },
+    Toolset {
+        name: "workspace",
+        description: "overlays and workspaces for concurrent agents, watching (planned)",
+        tools: &[],
+    },
+];
+
+/// The toolsets listed when none are chosen.
+pub const DEFAULT_TOOLSETS: &[&str] = &["core"];
+
+/// Parses a toolset selection (`core,analytics`; `all` for every built one).
+pub fn parse(names: &[String]) -> Result<Vec<&'static Toolset>, String> {
+    let mut chosen: Vec<&'static Toolset> = Vec::new();
+    let names: Vec<&str> = names
+        .iter()
+        .flat_map(|n| n.split(','))
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .collect();
+    let names = if names.is_empty() {
+        DEFAULT_TOOLSETS.to_vec()
+    } else {
+        names
+    };
+    for name in names {
+        if name == "all" {
+            for t in TOOLSETS.iter().filter(|t| !t.tools.is_empty()) {
+                if !chosen.contains(&t) {
+                    chosen.push(t);
+                }
+            }
+            continue;
+        }
+        let Some(t) = TOOLSETS.iter().find(|t| t.name == name) else {
+            let known: Vec<&str> = TOOLSETS.iter().map(|t| t.name).collect();
+            return Err(format!(
+                "unknown toolset `{name}`; known toolsets: {} (or `all`)",
+                known.join(", ")
+            ));
+        };
+        if t.tools.is_empty() {
+            return Err(format!(
+                "toolset `{name}` ({}) is not available in this version of sextant",
+                t.description
+            ));
+        }
+        if !chosen.contains(&t) {
+            chosen.push(t);
+        }
+    }
+    Ok(chosen)
+}
+
+/// Every tool this server implements, whatever the selection.
+pub(crate) fn all_tools() -> ToolRouter<SextantServer> {
+    SextantServer::read_tools() + SextantServer::admin_tools()
+}
+
+/// The router listing exactly the tools of `sets`.
+pub(crate) fn router(sets: &[&Toolset]) -> ToolRouter<SextantServer> {
+    let mut router = all_tools();
+    let names: Vec<String> = router
+        .list_all()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    for name in names {
+        if !sets.iter().any(|s| s.tools.contains(&name.as_str())) {
+            router.remove_route(&name);
+        }
+    }
+    router
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_implemented_tool_belongs_to_one_toolset() {
+        for tool in all_tools().list_all() {
+            let owners: Vec<&str> = TOOLSETS
+                .iter()
+                .filter(|t| t.tools.contains(&tool.name.as_ref()))
+                .map(|t| t.name)
+                .collect();
+            assert_eq!(owners.len(), 1, "{} is in {owners:?}", tool.name);
+        }
+    }
+
+    #[test]
+    fn selections() {
+        assert_eq!(parse(&[]).unwrap()[0].name, "core");
+        assert_eq!(parse(&["core,core".into()]).unwrap().len(), 1);
+        let e = parse(&["nope".into()]).unwrap_err();
+        assert!(e.contains("unknown toolset `nope`"), "{e}");
+        let e = parse(&["analytics".into()]).unwrap_err();
+        assert!(e.contains("not available"), "{e}");
+        assert!(
+            parse(&["all".into()])
+                .unwrap()
+                .iter()
+                .any(|t| t.name == "core")
+        );
+    }
+}
