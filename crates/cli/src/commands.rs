@@ -220,6 +220,14 @@ pub fn run(cli: Cli) -> u8 {
                     output::emit(&output::calls(&graph));
                 }
             }
+            Command::Hierarchy(args) => {
+                crate::graph_cmds::hierarchy(&open_repo(&cli)?, cli.json, args)?
+            }
+            Command::Impact(args) => crate::graph_cmds::impact(&open_repo(&cli)?, cli.json, args)?,
+            Command::Path(args) => crate::graph_cmds::path(&open_repo(&cli)?, cli.json, args)?,
+            Command::Overview(args) => {
+                crate::graph_cmds::overview(&open_repo(&cli)?, cli.json, args)?
+            }
             Command::Status { path } => {
                 let start = path.clone().or(cli.repo.clone()).unwrap_or_else(cwd);
                 let status = sextant_engine::status(&sextant_engine::find_root(&start), 20)?;

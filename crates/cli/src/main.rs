@@ -3,6 +3,7 @@
 
 mod commands;
 mod export;
+mod graph_cmds;
 mod json;
 mod output;
 
@@ -95,6 +96,16 @@ pub enum Command {
         #[arg(long, default_value_t = 100)]
         limit: u32,
     },
+    /// Type hierarchy of a class (bases, subtypes) or override chain of a method.
+    Hierarchy(graph_cmds::HierarchyArgs),
+    /// What a change to symbols affects: dependants by distance (1 will break, 2 likely
+    /// affected, 3+ may need testing), risk labels (test, public_api, entry_point), tests to run.
+    Impact(graph_cmds::ImpactArgs),
+    /// The shortest dependency path from one symbol to another, hop by hop.
+    Path(graph_cmds::PathArgs),
+    /// The repository at a glance: languages, areas, entry points, central symbols, largest
+    /// files, index freshness.
+    Overview(graph_cmds::OverviewArgs),
     /// Index status: commit indexed vs HEAD, files, skipped files by reason.
     Status { path: Option<PathBuf> },
     /// Node and edge histograms (edges by kind and provenance).

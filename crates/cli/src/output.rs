@@ -36,7 +36,7 @@ pub fn symbol_line(s: &Symbol) -> String {
     format!("{:<11} {:<50} {}", s.kind, s.qualified_name, loc(s))
 }
 
-fn human_bytes(n: u64) -> String {
+pub fn human_bytes(n: u64) -> String {
     if n >= 1 << 30 {
         format!("{:.1} GiB", n as f64 / (1u64 << 30) as f64)
     } else if n >= 1 << 20 {
@@ -179,7 +179,7 @@ pub fn card(c: &SymbolCard) -> String {
     out
 }
 
-fn completeness(c: &Completeness) -> String {
+pub fn completeness(c: &Completeness) -> String {
     match c {
         Completeness::Exact => "completeness: exact".into(),
         Completeness::Unknown { reason } => format!("completeness: unknown ({reason})"),

@@ -3,6 +3,7 @@
 
 mod eval;
 mod export;
+mod graph;
 mod home;
 mod layout;
 mod pipeline;
@@ -15,6 +16,7 @@ pub use eval::{
     DefinitionScore, EvalCorpus, EvalReport, EvalSample, LanguageScore, PrecisionRecall, read_scip,
 };
 pub use export::{EdgeSite, ExportEdge, ExportNode, GraphExport};
+pub use graph::{IMPACT_KINDS, is_test_path};
 pub use home::{DataDir, data_home, repo_data_dir};
 pub use pipeline::{IndexOptions, Progress, find_root, index};
 pub use query::{Repo, SymbolError, status, status_in};

@@ -41,7 +41,7 @@ pub struct Repo {
     generation: i64,
 }
 
-fn to_symbol(n: NodeRow) -> Symbol {
+pub(crate) fn to_symbol(n: NodeRow) -> Symbol {
     Symbol {
         id: n.id,
         stable_id: n.stable_id,
@@ -68,7 +68,7 @@ fn to_symbol(n: NodeRow) -> Symbol {
 }
 
 /// Splits a qualified name into segments on any separator.
-fn segments(text: &str) -> Vec<&str> {
+pub(crate) fn segments(text: &str) -> Vec<&str> {
     text.split(['.', ':', '\\', '/', '#'])
         .filter(|s| !s.is_empty())
         .collect()
@@ -107,7 +107,7 @@ impl Repo {
         })
     }
 
-    fn sym(&self, id: i64) -> Result<Option<Symbol>> {
+    pub(crate) fn sym(&self, id: i64) -> Result<Option<Symbol>> {
         Ok(self.store.node(id)?.map(to_symbol))
     }
 
@@ -277,7 +277,7 @@ impl Repo {
         Ok(scored.into_iter().take(5).map(|(_, n)| n).collect())
     }
 
-    fn neighbors(&self, hits: Vec<sextant_store::EdgeHit>) -> Result<Vec<Neighbor>> {
+    pub(crate) fn neighbors(&self, hits: Vec<sextant_store::EdgeHit>) -> Result<Vec<Neighbor>> {
         let mut out = Vec::with_capacity(hits.len());
         for h in hits {
             if let Some(symbol) = self.sym(h.other)? {
@@ -365,7 +365,7 @@ impl Repo {
     }
 
     /// How complete "who uses `symbol`" is: unresolved or ambiguous sites with the same name.
-    fn completeness_in(
+    pub(crate) fn completeness_in(
         &self,
         symbol: &Symbol,
         ref_kinds: &[&str],
@@ -665,7 +665,7 @@ impl Repo {
     }
 }
 
-fn unresolved_site(s: sextant_store::RefSite) -> UnresolvedSite {
+pub(crate) fn unresolved_site(s: sextant_store::RefSite) -> UnresolvedSite {
     UnresolvedSite {
         site: Site {
             path: s.path,

@@ -240,3 +240,239 @@ pub struct Stats {
     pub unresolved: Counts,
     pub languages: Counts,
 }
+
+/// One type or method reached in a hierarchy.
+#[derive(Debug, Clone)]
+pub struct HierarchyEntry {
+    /// 1 = direct base, subtype, overridden or overriding method; 2 = one further; ...
+    pub depth: u32,
+    /// The symbol reached, with the edge (`inherits`, `implements`, `overrides`) that reached it.
+    pub neighbor: Neighbor,
+    /// The node this one was reached from.
+    pub from: i64,
+}
+
+/// The type hierarchy around a type, or the override chain around a method.
+#[derive(Debug, Clone)]
+pub struct Hierarchy {
+    pub root: Symbol,
+    pub depth: u32,
+    /// Types the root derives from or implements (outgoing `inherits`/`implements`), transitively.
+    pub bases: Vec<HierarchyEntry>,
+    /// Types deriving from or implementing the root (incoming), transitively.
+    pub derived: Vec<HierarchyEntry>,
+    /// Methods the root method overrides (outgoing `overrides`), transitively.
+    pub overrides: Vec<HierarchyEntry>,
+    /// Methods overriding the root method (incoming `overrides`), transitively.
+    pub overridden_by: Vec<HierarchyEntry>,
+    /// Base names written on the root (or its owner type) that resolved to nothing in the
+    /// repository (`Exception`, `Display`, a base outside the index).
+    pub unresolved_bases: Vec<UnresolvedSite>,
+    /// A level held more than the per-level cap.
+    pub truncated: bool,
+    /// Of `derived` / `overridden_by`: unresolved `inherit`/`implement` sites naming the type.
+    pub completeness: Completeness,
+}
+
+/// Which way an impact analysis walks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImpactDirection {
+    /// Who depends on the roots (what breaks if they change).
+    Upstream,
+    /// What the roots depend on.
+    Downstream,
+    Both,
+}
+
+impl ImpactDirection {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ImpactDirection::Upstream => "upstream",
+            ImpactDirection::Downstream => "downstream",
+            ImpactDirection::Both => "both",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<ImpactDirection> {
+        match text {
+            "upstream" | "up" => Some(ImpactDirection::Upstream),
+            "downstream" | "down" => Some(ImpactDirection::Downstream),
+            "both" => Some(ImpactDirection::Both),
+            _ => None,
+        }
+    }
+}
+
+/// One symbol affected by a change.
+#[derive(Debug, Clone)]
+pub struct ImpactEntry {
+    /// Distance from the roots: 1 = direct.
+    pub depth: u32,
+    /// `Upstream` (depends on the roots) or `Downstream` (the roots depend on it).
+    pub direction: ImpactDirection,
+    /// The affected symbol and the edge that reached it.
+    pub neighbor: Neighbor,
+    /// The node it was reached from (a root, a root's member, or an earlier entry).
+    pub from: i64,
+    pub from_name: String,
+    /// Risk labels: `test`, `public_api`, `entry_point`.
+    pub labels: Vec<&'static str>,
+}
+
+impl ImpactEntry {
+    /// `will_break` (direct), `likely_affected` (depth 2), `may_need_testing` (3 and more).
+    pub fn risk(&self) -> &'static str {
+        match self.depth {
+            0 | 1 => "will_break",
+            2 => "likely_affected",
+            _ => "may_need_testing",
+        }
+    }
+}
+
+/// What a change to some symbols affects.
+#[derive(Debug, Clone)]
+pub struct Impact {
+    pub roots: Vec<Symbol>,
+    pub direction: ImpactDirection,
+    pub depth: u32,
+    pub per_level: u32,
+    /// Breadth first: by direction, then depth.
+    pub affected: Vec<ImpactEntry>,
+    /// (depth, affected symbols).
+    pub by_depth: Vec<(u32, u64)>,
+    /// (label, affected symbols), labels `test`, `public_api`, `entry_point`.
+    pub by_label: Counts,
+    /// (path, affected symbols in it), most first.
+    pub files: Counts,
+    /// Affected symbols labelled `test` (the tests to run).
+    pub tests: Vec<Symbol>,
+    /// Files holding those tests.
+    pub test_files: Vec<String>,
+    /// Some level held more than `per_level` symbols.
+    pub truncated: bool,
+    /// Of the first level: unresolved same-name sites for the roots (upstream), unresolved
+    /// references made by the roots (downstream), ambiguous edges.
+    pub completeness: Completeness,
+}
+
+/// One step of a dependency path: `from` depends on `neighbor.symbol` through `neighbor.edge_kind`.
+#[derive(Debug, Clone)]
+pub struct PathHop {
+    pub from: i64,
+    pub neighbor: Neighbor,
+}
+
+/// A shortest dependency path between two symbols.
+#[derive(Debug, Clone)]
+pub struct DepPath {
+    pub from: Symbol,
+    pub to: Symbol,
+    /// `from` → ... → `to`. A `contains` first hop enters a member of `from`; a `member_of`
+    /// last hop leaves a member of `to` for `to` itself.
+    pub hops: Vec<PathHop>,
+}
+
+/// The outcome of a path search, with how far it looked.
+#[derive(Debug, Clone)]
+pub struct PathSearch {
+    pub path: Option<DepPath>,
+    pub max_depth: u32,
+    /// Path lengths fully searched (equal to `max_depth` unless the search ran out of nodes or
+    /// hit the node cap first).
+    pub searched_depth: u32,
+    /// Nodes reached from either end.
+    pub visited: u64,
+    /// Every node reachable from one end was visited: no path exists at any depth.
+    pub exhausted: bool,
+    /// The search stopped at the node cap.
+    pub capped: bool,
+    /// Edge kinds followed.
+    pub kinds: Vec<String>,
+}
+
+/// Files and bytes of one language.
+#[derive(Debug, Clone)]
+pub struct LanguageShare {
+    pub language: String,
+    pub files: u64,
+    pub bytes: u64,
+    pub symbols: u64,
+}
+
+/// A directory (or package) of the repository with what it holds.
+#[derive(Debug, Clone)]
+pub struct Area {
+    /// A directory path (`crates/engine`), or `.` for files at the root.
+    pub path: String,
+    pub files: u64,
+    pub bytes: u64,
+    pub symbols: u64,
+    /// Files by language, most first.
+    pub languages: Counts,
+}
+
+/// A place where execution starts.
+#[derive(Debug, Clone)]
+pub struct EntryPoint {
+    /// `main` (a main function), `script` (a `__name__ == "__main__"` guard), `package_main`
+    /// (a `__main__.py`).
+    pub kind: &'static str,
+    pub path: String,
+    pub symbol: Option<Symbol>,
+}
+
+/// A symbol many others depend on.
+#[derive(Debug, Clone)]
+pub struct CentralSymbol {
+    pub symbol: Symbol,
+    /// Incoming `calls`, `references`, `instantiates`, `uses_type` edges (not ambiguous ones).
+    pub incoming: u64,
+    /// Distinct symbols those edges come from.
+    pub sources: u64,
+}
+
+/// One file by size.
+#[derive(Debug, Clone)]
+pub struct FileSize {
+    pub path: String,
+    pub language: String,
+    pub bytes: u64,
+    pub lines: u32,
+    pub symbols: u64,
+}
+
+/// The shape of a repository at a glance.
+#[derive(Debug, Clone)]
+pub struct Overview {
+    pub root: PathBuf,
+    pub generation: i64,
+    pub commit: Option<String>,
+    pub branch: Option<String>,
+    /// When the generation was published (seconds since the epoch).
+    pub indexed_at: Option<i64>,
+    /// The repository's HEAD now.
+    pub head_commit: Option<String>,
+    /// HEAD moved since the index was built.
+    pub stale: bool,
+    pub uncommitted_files: u64,
+    pub files: u64,
+    pub bytes: u64,
+    /// Definitions (File nodes left out).
+    pub symbols: u64,
+    /// Every edge, `contains` included (as `stats` counts them).
+    pub edges: u64,
+    /// By files, most first.
+    pub languages: Vec<LanguageShare>,
+    /// Top-level directories, a directory holding most of the repository split into its
+    /// children; by files, most first (at most `max(top, 20)`).
+    pub areas: Vec<Area>,
+    /// Areas found (the list may be cut).
+    pub areas_total: u64,
+    pub entry_points: Vec<EntryPoint>,
+    /// Entry points found (the list is cut at `max(top, 20)`).
+    pub entry_points_total: u64,
+    /// By incoming edges, most first (tests left out).
+    pub central: Vec<CentralSymbol>,
+    pub largest_files: Vec<FileSize>,
+}

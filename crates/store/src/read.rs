@@ -1006,3 +1006,187 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 }
+
+impl Store {
+    /// Edges leaving (`outgoing`) or arriving at a node, of some kinds (empty = all), with the
+    /// site of the reference or of the import statement that made each one (derived edges such
+    /// as `overrides` have none). Ordered by site.
+    pub fn edges_with_sites(
+        &self,
+        generation: i64,
+        id: i64,
+        outgoing: bool,
+        kinds: &[&str],
+    ) -> Result<Vec<EdgeHit>> {
+        let (this, other) = if outgoing {
+            ("src", "dst")
+        } else {
+            ("dst", "src")
+        };
+        let sql = format!(
+            "SELECT e.{other}, e.kind, e.provenance, e.confidence, e.rule, f.path,
+                    COALESCE(r.line, i.line), COALESCE(r.col, i.col)
+             FROM edges e
+             LEFT JOIN refs r ON r.id = e.ref_id
+             LEFT JOIN imports i ON i.id = e.import_id
+             LEFT JOIN file_versions f ON f.id = COALESCE(r.file_id, i.file_id)
+             WHERE e.generation = ?1 AND e.{this} = ?2
+               AND (?3 = '[]' OR e.kind IN (SELECT value FROM json_each(?3)))
+             ORDER BY f.path, COALESCE(r.line, i.line), COALESCE(r.col, i.col), e.{other}"
+        );
+        let kinds = json_list(kinds);
+        let mut stmt = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        stmt.query_map(params![generation, id, kinds], |r| {
+            let path: Option<String> = r.get(5)?;
+            let line: Option<u32> = r.get(6)?;
+            let col: Option<u32> = r.get(7)?;
+            Ok(EdgeHit {
+                other: r.get(0)?,
+                kind: r.get(1)?,
+                provenance: r.get(2)?,
+                confidence: r.get(3)?,
+                rule: r.get(4)?,
+                site: match (path, line, col) {
+                    (Some(p), Some(l), Some(c)) => Some((p, l, c)),
+                    _ => None,
+                },
+            })
+        })
+        .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+        .map_err(|e| self.err(e))
+    }
+
+    /// Every node nested inside a node (children, their children, ...), at most `limit`.
+    pub fn descendant_ids(&self, id: i64, limit: u32) -> Result<Vec<i64>> {
+        self.conn
+            .prepare_cached(
+                "WITH RECURSIVE d(id) AS (
+                     SELECT id FROM nodes WHERE parent_id = ?1
+                     UNION SELECT n.id FROM nodes n JOIN d ON n.parent_id = d.id
+                 )
+                 SELECT id FROM d LIMIT ?2",
+            )
+            .and_then(|mut s| s.query_map(params![id, limit], |r| r.get(0))?.collect())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Unresolved `inherit`/`implement` references naming the bases of a type: those made from
+    /// the type itself, and those of `impl Trait for Type` blocks in the type's file (made from
+    /// the file, with the type as implementor).
+    pub fn unresolved_bases(
+        &self,
+        generation: i64,
+        id: i64,
+        name: &str,
+        path: &str,
+    ) -> Result<Vec<RefSite>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT r.id, f.path, r.line, r.col, r.kind, r.name, r.receiver, r.src_id,
+                        u.reason, u.candidates
+                 FROM refs r
+                 JOIN unresolved u ON u.ref_id = r.id AND u.generation = ?1
+                 JOIN file_versions f ON f.id = r.file_id
+                 WHERE r.kind IN ('inherit', 'implement')
+                   AND (r.src_id = ?2 OR (r.implementor = ?3 AND f.path = ?4))
+                 ORDER BY f.path, r.line, r.col",
+            )
+            .map_err(|e| self.err(e))?;
+        stmt.query_map(params![generation, id, name, path], |r| {
+            Ok(RefSite {
+                ref_id: r.get(0)?,
+                path: r.get(1)?,
+                line: r.get(2)?,
+                col: r.get(3)?,
+                kind: r.get(4)?,
+                name: r.get(5)?,
+                receiver: r.get(6)?,
+                src_id: r.get(7)?,
+                reason: r.get(8)?,
+                candidates: r.get(9)?,
+            })
+        })
+        .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+        .map_err(|e| self.err(e))
+    }
+
+    /// The nodes with the most incoming edges of some kinds, leaving out nodes of `skip_kinds`
+    /// (files, documents) and ambiguous edges (a guess between same-named candidates would rank
+    /// every `new` high): (node id, edges, distinct source nodes), most edges first.
+    pub fn most_depended_on(
+        &self,
+        generation: i64,
+        kinds: &[&str],
+        skip_kinds: &[&str],
+        limit: u32,
+    ) -> Result<Vec<(i64, u64, u64)>> {
+        self.conn
+            .prepare_cached(
+                "SELECT e.dst, COUNT(*), COUNT(DISTINCT e.src) FROM edges e
+                 JOIN nodes n ON n.id = e.dst
+                 WHERE e.generation = ?1 AND e.kind IN (SELECT value FROM json_each(?2))
+                   AND e.provenance != 'ambiguous'
+                   AND n.kind NOT IN (SELECT value FROM json_each(?3))
+                 GROUP BY e.dst ORDER BY COUNT(*) DESC, COUNT(DISTINCT e.src) DESC, e.dst
+                 LIMIT ?4",
+            )
+            .and_then(|mut s| {
+                s.query_map(
+                    params![generation, json_list(kinds), json_list(skip_kinds), limit],
+                    |r| {
+                        Ok((
+                            r.get(0)?,
+                            r.get::<_, i64>(1)? as u64,
+                            r.get::<_, i64>(2)? as u64,
+                        ))
+                    },
+                )?
+                .collect()
+            })
+            .map_err(|e| self.err(e))
+    }
+
+    /// Definitions per file version of a generation (File nodes left out): (file id, count).
+    pub fn symbol_counts_by_file(&self, generation: i64) -> Result<Vec<(i64, u64)>> {
+        self.conn
+            .prepare_cached(
+                "SELECT n.file_id, COUNT(*) FROM nodes n
+                 JOIN gen_files g ON g.file_id = n.file_id AND g.generation = ?1
+                 WHERE n.kind != 'file' GROUP BY n.file_id",
+            )
+            .and_then(|mut s| {
+                s.query_map([generation], |r| {
+                    Ok((r.get(0)?, r.get::<_, i64>(1)? as u64))
+                })?
+                .collect()
+            })
+            .map_err(|e| self.err(e))
+    }
+
+    /// Paths of the files of a generation with a reference to `name` made at top level (from the
+    /// File node itself), e.g. Python's `if __name__ == "__main__":`.
+    pub fn files_with_top_level_ref(&self, generation: i64, name: &str) -> Result<Vec<String>> {
+        self.conn
+            .prepare_cached(
+                "SELECT DISTINCT f.path FROM refs r
+                 JOIN file_versions f ON f.id = r.file_id
+                 JOIN gen_files g ON g.file_id = f.id AND g.generation = ?1
+                 WHERE r.name = ?2 AND r.src_id = f.node_id ORDER BY f.path",
+            )
+            .and_then(|mut s| {
+                s.query_map(params![generation, name], |r| r.get(0))?
+                    .collect()
+            })
+            .map_err(|e| self.err(e))
+    }
+}
+
+/// A JSON array of strings (bound to `json_each`).
+fn json_list(items: &[&str]) -> String {
+    let quoted: Vec<String> = items
+        .iter()
+        .map(|k| format!("\"{}\"", k.replace(['"', '\\'], "")))
+        .collect();
+    format!("[{}]", quoted.join(","))
+}
