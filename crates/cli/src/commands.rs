@@ -36,6 +36,7 @@ fn fail(cli: &Cli, error: &Error) -> u8 {
         ),
         Error::NotIndexed(_) => ("not_indexed", exit::NOT_INDEXED, json!({})),
         Error::Path(_) => ("bad_path", exit::USAGE, json!({})),
+        Error::InvalidArgument(_) => ("invalid_argument", exit::USAGE, json!({})),
         _ => ("error", exit::ERROR, json!({})),
     };
     if cli.json {
@@ -228,6 +229,10 @@ pub fn run(cli: Cli) -> u8 {
             Command::Overview(args) => {
                 crate::graph_cmds::overview(&open_repo(&cli)?, cli.json, args)?
             }
+            Command::Changes(args) => {
+                crate::change_cmds::changes(&open_repo(&cli)?, cli.json, args)?
+            }
+            Command::Grep(args) => crate::change_cmds::grep(&open_repo(&cli)?, cli.json, args)?,
             Command::Status { path } => {
                 let start = path.clone().or(cli.repo.clone()).unwrap_or_else(cwd);
                 let status = sextant_engine::status(&sextant_engine::find_root(&start), 20)?;

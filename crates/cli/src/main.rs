@@ -1,6 +1,7 @@
 //! The `sextant` binary: argument parsing, dispatch, exit codes. Output formatting lives in
 //! `output.rs` (the only place that writes to stdout).
 
+mod change_cmds;
 mod commands;
 mod export;
 mod graph_cmds;
@@ -106,6 +107,13 @@ pub enum Command {
     /// The repository at a glance: languages, areas, entry points, central symbols, largest
     /// files, index freshness.
     Overview(graph_cmds::OverviewArgs),
+    /// What a change touches: changed files and the definitions their changed lines fall in
+    /// (git working tree, a revision range, a unified diff, or whole files), then what depends
+    /// on those definitions (impact) and the tests to run.
+    Changes(change_cmds::ChangesArgs),
+    /// Search the indexed files' text (regular expression or literal); each hit names its
+    /// enclosing definition.
+    Grep(change_cmds::GrepArgs),
     /// Index status: commit indexed vs HEAD, files, skipped files by reason.
     Status { path: Option<PathBuf> },
     /// Node and edge histograms (edges by kind and provenance).

@@ -1,9 +1,11 @@
 //! Sextant's API boundary: indexing orchestration (walk → extract in parallel → store → resolve →
 //! publish) and the queries behind every surface. Returns plain structs; surfaces serialize.
 
+mod changes;
 mod eval;
 mod export;
 mod graph;
+mod grep;
 mod home;
 mod layout;
 mod pipeline;
@@ -12,11 +14,15 @@ mod scip_map;
 mod scip_merge;
 mod types;
 
+pub use changes::{
+    ChangeInput, ChangeSet, ChangedFile, ChangedSymbol, IndexSide, LineHunk, read_diff_file,
+};
 pub use eval::{
     DefinitionScore, EvalCorpus, EvalReport, EvalSample, LanguageScore, PrecisionRecall, read_scip,
 };
 pub use export::{EdgeSite, ExportEdge, ExportNode, GraphExport};
 pub use graph::{IMPACT_KINDS, is_test_path};
+pub use grep::{GrepFile, GrepHit, GrepOptions, GrepResult};
 pub use home::{DataDir, data_home, repo_data_dir};
 pub use pipeline::{IndexOptions, Progress, find_root, index};
 pub use query::{Repo, SymbolError, status, status_in};
@@ -43,6 +49,11 @@ pub enum Error {
     Scip(#[from] sextant_scip::Error),
     #[error(transparent)]
     Path(#[from] sextant_vfs::ConfineError),
+    /// An argument that cannot be used (an invalid regular expression, a malformed diff...).
+    #[error("{0}")]
+    InvalidArgument(String),
+    #[error(transparent)]
+    Git(#[from] sextant_git::GitError),
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

@@ -1,9 +1,17 @@
 //! The only `.git` access in Sextant: find the repository of a path, its HEAD commit and branch,
-//! and the blob ids of the files in the HEAD tree (so the walk can tell committed files from
-//! uncommitted ones without running git).
+//! the blob ids of the files in the HEAD tree (so the walk can tell committed files from
+//! uncommitted ones without running git), and what changed between commits or between a commit
+//! and the working tree (`changes.rs`).
+
+mod changes;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
+pub use changes::{
+    ChangeStatus, FileChange, Hunk, WorktreeChanges, WorktreeFile, changed_files, diff_lines,
+    merge_base, resolve_commit, tree_blobs, worktree_changes,
+};
 
 /// A git failure, as text (gix errors are many types).
 #[derive(Debug, thiserror::Error)]

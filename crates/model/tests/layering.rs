@@ -41,6 +41,8 @@ const ALLOWED: &[(&str, &[&str], &[&str])] = &[
         "engine",
         &[
             "rayon",
+            "regex",
+            "globset",
             "crossbeam-channel",
             "rustc-hash",
             "thiserror",

@@ -1008,6 +1008,21 @@ impl Store {
 }
 
 impl Store {
+    /// Every node of one file version (its File node included), by position: for mapping lines
+    /// to their enclosing definitions (grep hits, changed lines).
+    pub fn file_nodes(&self, file_id: i64) -> Result<Vec<NodeRow>> {
+        let sql = format!(
+            "SELECT {NODE_COLUMNS} FROM nodes n JOIN file_versions f ON f.id = n.file_id
+             WHERE n.file_id = ?1 ORDER BY n.start_byte, n.id"
+        );
+        self.conn
+            .prepare_cached(&sql)
+            .and_then(|mut s| s.query_map([file_id], node_row)?.collect())
+            .map_err(|e| self.err(e))
+    }
+}
+
+impl Store {
     /// Edges leaving (`outgoing`) or arriving at a node, of some kinds (empty = all), with the
     /// site of the reference or of the import statement that made each one (derived edges such
     /// as `overrides` have none). Ordered by site.
