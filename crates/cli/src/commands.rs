@@ -137,6 +137,7 @@ pub fn run(cli: Cli) -> u8 {
                     threads: *threads,
                     home: None,
                     scip: scip.clone(),
+                    cancel: None,
                 };
                 let code = run_index(&cli, &path, &options);
                 if code != exit::OK {
@@ -297,6 +298,23 @@ pub fn run(cli: Cli) -> u8 {
             } => {
                 let repo = open_repo(&cli)?;
                 crate::export::run(&repo, *format, kinds, file.as_deref())?;
+            }
+            Command::Setup { agent, print } => {
+                let start = cli.repo.clone().unwrap_or_else(cwd);
+                let root = sextant_engine::find_root(&start);
+                if !root.is_dir() {
+                    return Err(Error::NotADirectory(root.display().to_string()));
+                }
+                let root = root.canonicalize().unwrap_or(root);
+                let binary = std::env::current_exe()
+                    .and_then(|p| p.canonicalize())
+                    .map_err(|e| Error::Io(format!("cannot locate the sextant binary: {e}")))?;
+                let planned =
+                    crate::setup::plan(*agent, &binary, &root).map_err(Error::InvalidArgument)?;
+                if !*print {
+                    crate::setup::write(&planned).map_err(Error::Io)?;
+                }
+                output::setup(&planned, *print, cli.json);
             }
         }
         Ok(())

@@ -7,6 +7,7 @@ mod export;
 mod graph_cmds;
 mod json;
 mod output;
+mod setup;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -65,6 +66,7 @@ pub enum Command {
         limit: u32,
     },
     /// Show a symbol's card: signature, doc, location, members, neighbours.
+    #[command(visible_alias = "symbol")]
     Show { symbol: String },
     /// Print the source of a symbol, or PATH:START-END.
     Source {
@@ -74,6 +76,7 @@ pub enum Command {
         context: u32,
     },
     /// References to a symbol (calls, type uses, inheritance, imports, ...).
+    #[command(visible_alias = "references")]
     Refs {
         symbol: String,
         /// Only these edge kinds (calls, uses_type, inherits, implements, imports, instantiates, ...).
@@ -170,6 +173,16 @@ pub enum Command {
         /// Write to this file instead of stdout.
         #[arg(long, value_name = "FILE")]
         output: Option<PathBuf>,
+    },
+    /// Connect a coding agent: write its MCP configuration (running `sextant serve` on this
+    /// repository) and a short instruction block saying when to prefer Sextant's tools.
+    /// Existing configuration is merged, not replaced; running it again updates in place.
+    Setup {
+        #[arg(value_enum)]
+        agent: setup::Agent,
+        /// Print what would be written instead of writing it.
+        #[arg(long)]
+        print: bool,
     },
 }
 

@@ -412,3 +412,39 @@ pub fn eval(r: &EvalReport, samples: usize) -> String {
     }
     out
 }
+
+/// `setup`: the files written (or, with `--print`, their contents).
+pub fn setup(planned: &[crate::setup::Planned], printed: bool, json: bool) {
+    if json {
+        let files: Vec<serde_json::Value> = planned
+            .iter()
+            .map(|p| {
+                serde_json::json!({
+                    "path": p.path.display().to_string(),
+                    "what": p.what,
+                    "written": !printed,
+                    "text": p.text,
+                })
+            })
+            .collect();
+        emit_json(&serde_json::json!({ "files": files }));
+        return;
+    }
+    let mut out = String::new();
+    for p in planned {
+        if printed {
+            out.push_str(&format!(
+                "# {} ({})\n{}\n",
+                p.path.display(),
+                p.what,
+                p.text
+            ));
+        } else {
+            out.push_str(&format!("wrote {} ({})\n", p.path.display(), p.what));
+        }
+    }
+    if !printed {
+        out.push_str("Restart the agent (or reload its MCP servers) to connect.\n");
+    }
+    emit(&out);
+}

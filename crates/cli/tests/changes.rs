@@ -163,7 +163,15 @@ fn grep_json_and_text() {
         .iter()
         .map(|x| x["path"].as_str().unwrap())
         .collect();
-    assert_eq!(paths, ["shop/api.py", "shop/users.py", "src/lib.rs"]);
+    assert_eq!(
+        paths,
+        [
+            "shop/api.py",
+            "shop/users.py",
+            "src/lib.rs",
+            "tests/test_users.py"
+        ]
+    );
     let rust = json(&f, &["grep", "create", "--lang", "rust"], None);
     assert_eq!(rust["files"].as_array().unwrap().len(), 1);
     let limited = json(&f, &["grep", "let v", "--fixed", "--max", "5"], None);

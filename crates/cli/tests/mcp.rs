@@ -1,7 +1,7 @@
 //! End-to-end `sextant serve`: the real binary over real stdio pipes, on a git repository made
 //! in a temp dir and indexed by `sextant index`. Three clients: rmcp's own (TokioChildProcess),
 //! a raw JSON-RPC line driver for what SDK clients refuse to send, and the Python `mcp` SDK
-//! (tests/mcp_python/test_stdio.py; skipped with a notice when `import mcp` fails, unless
+//! (tests/mcp_python/test_client.py, over stdio and HTTP; skipped with a notice when `import mcp` fails, unless
 //! SEXTANT_REQUIRE_PY_MCP=1 as in CI).
 
 use std::io::{BufRead, BufReader, Write};
@@ -64,6 +64,13 @@ async fn rmcp_client_calls_every_tool_over_stdio() {
         names,
         [
             "calls",
+            "changes",
+            "grep",
+            "hierarchy",
+            "impact",
+            "index",
+            "overview",
+            "path",
             "references",
             "search",
             "source",
@@ -107,7 +114,7 @@ async fn rmcp_client_calls_every_tool_over_stdio() {
         let meta = s["meta"].clone();
         assert!(meta["generation"].as_i64().unwrap() >= 1, "{meta}");
         assert_eq!(meta["stale"], false, "{meta}");
-        assert!(meta["commit"].as_str().is_some_and(|c| c.len() == 40));
+        assert!(meta["graph_commit"].as_str().is_some_and(|c| c.len() == 40));
         assert!(meta["result_bytes"].as_u64().unwrap() > 0);
         (s["data"].clone(), meta)
     };
@@ -267,6 +274,212 @@ async fn rmcp_client_calls_every_tool_over_stdio() {
             .any(|s| s["symbol"]["name"] == "create_store"),
         "{out:#}"
     );
+
+    // search: close spellings when nothing matches; summary mode counts.
+    let (fz, meta) = ok(
+        "search",
+        call("search", json!({"query": "UserStroe"})).await,
+    );
+    assert_eq!(fz["results"][0]["match"], "fuzzy", "{fz:#}");
+    assert_eq!(fz["results"][0]["symbol"]["name"], "UserStore");
+    assert!(meta["hint"].as_str().unwrap().contains("closest"), "{meta}");
+    let (sm, _) = ok(
+        "search",
+        call("search", json!({"query": "save", "mode": "summary"})).await,
+    );
+    assert!(sm["results"].as_array().unwrap().is_empty());
+    assert_eq!(sm["summary"]["matches"], 2, "{sm:#}");
+    assert_eq!(
+        sm["summary"]["by_file"][0]["kind"], "shop/models.py",
+        "{sm:#}"
+    );
+    assert_eq!(sm["summary"]["by_directory"][0]["kind"], "shop", "{sm:#}");
+
+    // references: classified, with source lines.
+    let (rf, _) = ok(
+        "references",
+        call("references", json!({"symbol": "shop.users.create_store"})).await,
+    );
+    let kinds: Vec<&str> = rf["by_kind"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["kind"].as_str().unwrap())
+        .collect();
+    assert!(kinds.contains(&"calls"), "{rf:#}");
+    let call_site = rf["references"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["edge"] == "calls" && r["site"]["path"] == "shop/api.py")
+        .unwrap_or_else(|| panic!("{rf:#}"));
+    assert_eq!(call_site["excerpt"], "store = create_store()", "{rf:#}");
+
+    // source: an unsaved buffer instead of the file on disk; still confined.
+    let (vs, _) = ok(
+        "source",
+        call(
+            "source",
+            json!({"path": "src/lib.rs", "content": "fn unsaved() {}\nfn second() {}\n", "start_line": 2}),
+        )
+        .await,
+    );
+    assert_eq!(vs["text"], "fn second() {}", "{vs:#}");
+    let r = call("source", json!({"path": "../outside.rs", "content": "x"})).await;
+    assert_eq!(r.is_error, Some(true));
+
+    // hierarchy: derived types and overrides.
+    let (h, _) = ok(
+        "hierarchy",
+        call("hierarchy", json!({"symbol": "shop.models.Base"})).await,
+    );
+    assert_eq!(h["derived"][0]["symbol"]["name"], "Item", "{h:#}");
+    let (h, _) = ok(
+        "hierarchy",
+        call("hierarchy", json!({"symbol": "shop.models.Item.save"})).await,
+    );
+    assert_eq!(
+        h["overrides"][0]["symbol"]["qualified_name"], "shop.models.Base.save",
+        "{h:#}"
+    );
+
+    // impact: dependents by distance, the tests to run.
+    let (imp, meta) = ok(
+        "impact",
+        call("impact", json!({"symbol": "create_store", "depth": 2})).await,
+    );
+    let affected: Vec<(u64, &str)> = imp["affected"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["depth"].as_u64().unwrap(),
+                a["symbol"]["name"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert!(affected.contains(&(1, "handler")), "{imp:#}");
+    assert!(affected.contains(&(2, "create")), "{imp:#}");
+    assert!(affected.contains(&(1, "test_store")), "{imp:#}");
+    assert_eq!(imp["summary"]["test_files"], json!(["tests/test_users.py"]));
+    assert!(
+        imp["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "test_store"),
+        "{imp:#}"
+    );
+    assert!(meta["completeness"]["status"].is_string());
+
+    // path: how two symbols connect.
+    let (p, _) = ok(
+        "path",
+        call(
+            "path",
+            json!({"from": "shop.api.create", "to": "shop.users.create_store"}),
+        )
+        .await,
+    );
+    assert_eq!(p["found"], true, "{p:#}");
+    let hops: Vec<&str> = p["hops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["symbol"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(hops, ["handler", "create_store"], "{p:#}");
+    let (p, meta) = ok(
+        "path",
+        call(
+            "path",
+            json!({"from": "shop.users.create_store", "to": "shop.api.create"}),
+        )
+        .await,
+    );
+    assert_eq!(p["found"], false);
+    assert!(meta["hint"].is_string());
+
+    // overview.
+    let (o, _) = ok("overview", call("overview", json!({})).await);
+    assert!(o["files"].as_u64().unwrap() >= 6, "{o:#}");
+    let langs: Vec<&str> = o["languages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["language"].as_str().unwrap())
+        .collect();
+    assert!(
+        langs.contains(&"python") && langs.contains(&"rust"),
+        "{o:#}"
+    );
+
+    // grep: hits with their enclosing symbols; files mode; confinement of the path filter.
+    let (g, _) = ok(
+        "grep",
+        call("grep", json!({"pattern": "return self\\.load"})).await,
+    );
+    assert_eq!(g["hits"][0]["path"], "shop/users.py", "{g:#}");
+    assert_eq!(
+        g["hits"][0]["symbol"], "shop.users.UserStore.get_user_by_id",
+        "{g:#}"
+    );
+    let (g, _) = ok(
+        "grep",
+        call(
+            "grep",
+            json!({"pattern": "def ", "fixed": true, "mode": "files"}),
+        )
+        .await,
+    );
+    assert!(g["files"].as_array().unwrap().len() >= 3, "{g:#}");
+    assert!(g["hits"].as_array().unwrap().is_empty());
+    for bad in ["../", "/etc", "%2e%2e/x"] {
+        let r = call("grep", json!({"pattern": "x", "path": bad})).await;
+        assert_eq!(r.is_error, Some(true), "{bad}");
+        assert!(text(&r).contains("`path`"), "{}", text(&r));
+    }
+    let r = call("grep", json!({"pattern": "(unclosed"})).await;
+    assert_eq!(r.is_error, Some(true));
+
+    // changes: an uncommitted edit, its impact, then `index` catches up.
+    std::fs::write(
+        f.repo.join("shop/users.py"),
+        std::fs::read_to_string(f.repo.join("shop/users.py"))
+            .unwrap()
+            .replace(
+                "return {\"id\": user_id}",
+                "return {\"id\": user_id, \"v\": 2}",
+            ),
+    )
+    .unwrap();
+    let (c, _) = ok("changes", call("changes", json!({})).await);
+    assert_eq!(c["files"][0]["path"], "shop/users.py", "{c:#}");
+    let changed: Vec<&str> = c["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["container"] == false)
+        .map(|s| s["symbol"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(changed, ["load"], "{c:#}");
+    assert!(
+        c["impact"]["affected"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["symbol"]["name"] == "get_user_by_id"),
+        "{c:#}"
+    );
+    let (ix, meta) = ok("index", call("index", json!({})).await);
+    assert_eq!(ix["files_extracted"], 1, "{ix:#}");
+    assert!(meta["generation"].as_i64().unwrap() >= 2);
+    let (c, meta) = ok("changes", call("changes", json!({})).await);
+    assert_eq!(c["files"][0]["index"], "new", "{c:#}");
+    assert!(meta["generation"].as_i64().unwrap() >= 2);
+    let r = call("changes", json!({"base": "HEAD", "files": ["a.py"]})).await;
+    assert_eq!(r.is_error, Some(true));
 
     // status.
     let (status, _) = ok("status", call("status", json!({})).await);
@@ -511,6 +724,81 @@ fn raw_json_rpc_survives_bad_input_and_exits_on_eof() {
 }
 
 #[test]
+fn index_reports_progress_and_honours_cancellation() {
+    let f = fixture(true);
+    let mut raw = Raw::start(&f, &f.repo);
+    // A run with a progress token: notifications, then the answer.
+    raw.send(
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "index", "arguments": {"full": true}, "_meta": {"progressToken": "p1"}}})
+        .to_string(),
+    );
+    let mut progress = Vec::new();
+    let answer = loop {
+        let line = raw.lines.recv_timeout(Duration::from_secs(60)).unwrap();
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if v["method"] == "notifications/progress" {
+            assert_eq!(v["params"]["progressToken"], "p1", "{v}");
+            progress.push(v["params"]["progress"].as_f64().unwrap());
+        } else if v["id"] == 2 {
+            break v;
+        }
+    };
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    assert!(!progress.is_empty());
+    assert!(progress.windows(2).all(|w| w[0] <= w[1]), "{progress:?}");
+
+    // Another process holds the index lock: the call waits (and says so), is cancelled, and
+    // once the lock is free it stops before publishing.
+    let lock_path = std::fs::read_dir(f.home.join("repos"))
+        .unwrap()
+        .map(|e| e.unwrap().path().join("index.lock"))
+        .find(|p| p.exists())
+        .expect("the index lock file");
+    let lock = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&lock_path)
+        .unwrap();
+    lock.lock().unwrap();
+    let before =
+        raw.call(3, "status", json!({}))["result"]["structuredContent"]["data"]["generation"]
+            .clone();
+    raw.send(
+        &json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+            "name": "index", "arguments": {}, "_meta": {"progressToken": "p2"}}})
+        .to_string(),
+    );
+    loop {
+        let line = raw.lines.recv_timeout(Duration::from_secs(60)).unwrap();
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if v["method"] == "notifications/progress" {
+            let message = v["params"]["message"].as_str().unwrap_or("");
+            assert!(message.contains("waiting"), "{v}");
+            break;
+        }
+    }
+    raw.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": 4, "reason": "test"}})
+        .to_string(),
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    lock.unlock().unwrap();
+    // Cancelled requests get no answer (the protocol says the server should not reply); the
+    // server keeps serving and the generation did not change.
+    let after =
+        raw.call(5, "status", json!({}))["result"]["structuredContent"]["data"]["generation"]
+            .clone();
+    std::thread::sleep(Duration::from_millis(500));
+    let later =
+        raw.call(6, "status", json!({}))["result"]["structuredContent"]["data"]["generation"]
+            .clone();
+    assert_eq!(before, after);
+    assert_eq!(before, later, "a cancelled run must not publish");
+    raw.close();
+}
+
+#[test]
 fn an_unindexed_repository_says_to_run_index() {
     let f = fixture(false);
     let mut raw = Raw::start(&f, &f.repo);
@@ -534,8 +822,8 @@ fn python_has_mcp() -> bool {
         .is_ok_and(|s| s.success())
 }
 
-#[test]
-fn python_mcp_sdk_client_lists_and_calls_tools() {
+/// Runs the Python SDK client script over `transport` on a fresh fixture.
+fn python_client(transport: &str) {
     if !python_has_mcp() {
         assert!(
             std::env::var("SEXTANT_REQUIRE_PY_MCP").as_deref() != Ok("1"),
@@ -544,19 +832,22 @@ fn python_mcp_sdk_client_lists_and_calls_tools() {
         #[allow(clippy::print_stderr)]
         {
             eprintln!(
-                "SKIPPED python_mcp_sdk_client_lists_and_calls_tools: the Python `mcp` package is not installed (python3 -m pip install mcp==1.30.0)"
+                "SKIPPED the Python SDK client over {transport}: the Python `mcp` package is not installed (python3 -m pip install mcp==1.30.0)"
             );
         }
         return;
     }
     let f = fixture(true);
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp_python/test_stdio.py");
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp_python/test_client.py");
     let out = Command::new("python3")
         .arg(script)
         .arg("--bin")
         .arg(bin())
         .arg("--repo")
         .arg(&f.repo)
+        .arg("--transport")
+        .arg(transport)
         .env("SEXTANT_HOME", &f.home)
         .output()
         .unwrap();
@@ -566,5 +857,15 @@ fn python_mcp_sdk_client_lists_and_calls_tools() {
         "{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(stdout.contains("7 passed, 0 failed"), "{stdout}");
+    assert!(stdout.contains("8 passed, 0 failed"), "{stdout}");
+}
+
+#[test]
+fn python_mcp_sdk_client_calls_every_tool_over_stdio() {
+    python_client("stdio");
+}
+
+#[test]
+fn python_mcp_sdk_client_calls_every_tool_over_http() {
+    python_client("http");
 }

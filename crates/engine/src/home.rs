@@ -77,7 +77,50 @@ impl DataDir {
         self.dir.join("root.txt")
     }
 
+    /// Cumulative token savings reported by the MCP server (`tokens_saved <n>` text).
+    pub fn savings_file(&self) -> PathBuf {
+        self.dir.join("savings.txt")
+    }
+
+    /// Adds `tokens` to the cumulative savings and returns the new total. Best effort: a
+    /// concurrent update from another process may be lost, never corrupted (write + rename).
+    pub fn add_tokens_saved(&self, tokens: u64) -> u64 {
+        let path = self.savings_file();
+        let before: u64 = read_config_text(&path)
+            .ok()
+            .flatten()
+            .and_then(|t| t.split_whitespace().nth(1).and_then(|n| n.parse().ok()))
+            .unwrap_or(0);
+        let total = before.saturating_add(tokens);
+        if tokens > 0 {
+            let tmp = self.dir.join(format!("savings.{}.tmp", std::process::id()));
+            if std::fs::write(&tmp, format!("tokens_saved {total}\n")).is_ok() {
+                let _ = std::fs::rename(&tmp, &path);
+            }
+        }
+        total
+    }
+
     pub fn exists(&self) -> bool {
         self.db().is_file()
     }
+}
+
+/// The text of a small configuration file (an agent's MCP configuration, an instructions file),
+/// `None` when it does not exist. Reads go through `sextant-vfs` like every other file read:
+/// symlinks are not followed, and anything over 1 MiB is refused.
+pub fn read_config_text(path: &Path) -> crate::Result<Option<String>> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    sextant_vfs::read_source(path, 1 << 20, usize::MAX, usize::MAX)
+        .map(|f| Some(f.text))
+        .map_err(|e| {
+            crate::Error::Io(format!(
+                "{}: {} ({})",
+                path.display(),
+                e.reason.as_str(),
+                e.detail
+            ))
+        })
 }

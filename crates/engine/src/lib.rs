@@ -23,7 +23,7 @@ pub use eval::{
 pub use export::{EdgeSite, ExportEdge, ExportNode, GraphExport};
 pub use graph::{IMPACT_KINDS, is_test_path};
 pub use grep::{GrepFile, GrepHit, GrepOptions, GrepResult};
-pub use home::{DataDir, data_home, repo_data_dir};
+pub use home::{DataDir, data_home, read_config_text, repo_data_dir};
 pub use pipeline::{IndexOptions, Progress, find_root, index};
 pub use query::{Repo, SymbolError, status, status_in};
 pub use scip_merge::ScipSummary;
@@ -54,6 +54,9 @@ pub enum Error {
     InvalidArgument(String),
     #[error(transparent)]
     Git(#[from] sextant_git::GitError),
+    /// Indexing was cancelled before it published; the previous generation still serves.
+    #[error("cancelled before publishing; the previous index is unchanged")]
+    Cancelled,
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

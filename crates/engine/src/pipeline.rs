@@ -37,6 +37,24 @@ pub struct IndexOptions {
     /// A SCIP index of the same source: its answers replace the heuristic ones where it covers
     /// a site (`provenance = asserted`).
     pub scip: Option<PathBuf>,
+    /// Set to true (from any thread) to stop: the run ends with [`Error::Cancelled`] before
+    /// publishing, and the last published generation keeps serving.
+    pub cancel: Option<Arc<std::sync::atomic::AtomicBool>>,
+}
+
+impl IndexOptions {
+    fn cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
+    fn check_cancel(&self) -> Result<()> {
+        if self.cancelled() {
+            return Err(Error::Cancelled);
+        }
+        Ok(())
+    }
 }
 
 impl Default for IndexOptions {
@@ -47,6 +65,7 @@ impl Default for IndexOptions {
             threads: 0,
             home: None,
             scip: None,
+            cancel: None,
         }
     }
 }
@@ -227,6 +246,7 @@ pub fn index(
         HashMap::new()
     };
 
+    options.check_cancel()?;
     progress(Progress::Walking);
     let mut exclude = vec![data.dir.clone()];
     if let Ok(home) = home.canonicalize() {
@@ -362,6 +382,9 @@ pub fn index(
             pool.install(|| {
                 files.par_iter().for_each_with(tx, |tx, file| {
                     let path = file.path.as_str();
+                    if options.cancelled() {
+                        return;
+                    }
                     let out = (|| {
                         let language = registry
                             .for_path(path)
@@ -555,6 +578,7 @@ pub fn index(
     mark("load", &mut phases);
 
     // Resolve.
+    options.check_cancel()?;
     progress(Progress::Resolving {
         references: r_refs.len() as u64,
     });
@@ -640,6 +664,7 @@ pub fn index(
             candidates: u.candidates,
         })
         .collect();
+    options.check_cancel()?;
     progress(Progress::Writing);
     for chunk in edges.chunks(50_000) {
         builder.write_resolution(chunk, &[])?;
@@ -680,6 +705,7 @@ pub fn index(
     summary.dirty = summary.files_uncommitted > 0;
     summary.wall_seconds = started.elapsed().as_secs_f64();
 
+    options.check_cancel()?;
     progress(Progress::Publishing);
     builder.finish_bulk()?;
     mark("build_indexes", &mut phases);

@@ -112,7 +112,8 @@ impl Repo {
     }
 
     /// Symbols by name: exact name first, then prefix, then BM25 over words of identifiers,
-    /// qualified names, signatures and docs.
+    /// qualified names, signatures and docs; when none of those finds anything, names within
+    /// edit distance 2 (`fuzzy`).
     pub fn search(&self, query: &str, options: &SearchOptions) -> Result<Vec<SearchHit>> {
         let limit = options.limit.clamp(1, 1000);
         let filters = SearchFilters {
@@ -166,6 +167,19 @@ impl Repo {
                     "text",
                     &mut hits,
                 );
+            }
+            // Nothing close enough: names within a small edit distance (typos, wrong case).
+            if hits.is_empty() && !several_words && last.len() >= 3 {
+                for name in self.suggestions(&last)? {
+                    if (hits.len() as u32) >= limit {
+                        break;
+                    }
+                    add(
+                        store.search_exact(self.generation, &name, &filters, limit)?,
+                        "fuzzy",
+                        &mut hits,
+                    );
+                }
             }
             Ok::<(), Error>(())
         })?;
@@ -593,6 +607,42 @@ impl Repo {
         self.read_lines(path, start.max(1), end.max(start), context, hash.as_deref())
     }
 
+    /// Lines `start..=end` of `text`, an unsaved version of the repository file `path` (an
+    /// editor buffer): the path is checked like [`Repo::source_range`], the disk is not read.
+    pub fn virtual_range(
+        &self,
+        path: &str,
+        text: &str,
+        start: u32,
+        end: u32,
+        context: u32,
+    ) -> Result<SourceSpan> {
+        sextant_vfs::confine(&self.root, path)?;
+        if sextant_vfs::is_secret_path(path) {
+            return Err(Error::Io(format!(
+                "{path}: refusing to read a secret-bearing file"
+            )));
+        }
+        let lines: Vec<&str> = text.lines().collect();
+        let total = lines.len() as u32;
+        let start = start.max(1);
+        let first = start.saturating_sub(context).max(1);
+        let last = end.max(start).saturating_add(context).min(total.max(1));
+        let text = if total == 0 || first > total {
+            String::new()
+        } else {
+            lines[(first - 1) as usize..last as usize].join("\n")
+        };
+        Ok(SourceSpan {
+            path: path.to_string(),
+            start_line: first,
+            end_line: last.max(first),
+            text,
+            stale: false,
+            symbol: None,
+        })
+    }
+
     /// Node, edge, reference and unresolved histograms.
     pub fn stats(&self) -> Result<Stats> {
         self.store.snapshot(|s| {
@@ -662,6 +712,87 @@ impl Repo {
 
     pub(crate) fn store(&self) -> &Store {
         &self.store
+    }
+
+    /// Unresolved reference sites naming `symbol` (what could add to its references), at most
+    /// `limit`, with their total.
+    pub fn unresolved_sites(
+        &self,
+        symbol: &Symbol,
+        ref_kinds: &[&str],
+        limit: u32,
+    ) -> Result<(u64, Vec<UnresolvedSite>)> {
+        let (total, rows) =
+            self.store
+                .unresolved_named(self.generation, &symbol.name, ref_kinds, limit)?;
+        Ok((total, rows.into_iter().map(unresolved_site).collect()))
+    }
+
+    /// The text of each `(path, line)` (trimmed, at most `max_len` bytes), reading every file
+    /// once through `sextant-vfs`; sites that cannot be read (deleted, secret, outside the
+    /// repository) are left out.
+    pub fn line_excerpts(
+        &self,
+        sites: &[(String, u32)],
+        max_len: usize,
+    ) -> std::collections::HashMap<(String, u32), String> {
+        let mut by_file: std::collections::BTreeMap<&str, Vec<u32>> = Default::default();
+        for (path, line) in sites {
+            by_file.entry(path.as_str()).or_default().push(*line);
+        }
+        let mut out = std::collections::HashMap::new();
+        for (path, lines) in by_file {
+            if sextant_vfs::is_secret_path(path) {
+                continue;
+            }
+            let Ok((_, abs)) = sextant_vfs::confine(&self.root, path) else {
+                continue;
+            };
+            let Ok(file) = sextant_vfs::read_source(&abs, 16 << 20, usize::MAX, usize::MAX) else {
+                continue;
+            };
+            let text: Vec<&str> = file.text.lines().collect();
+            for line in lines {
+                let Some(l) = text.get((line as usize).wrapping_sub(1)) else {
+                    continue;
+                };
+                let mut l = l.trim();
+                if l.len() > max_len {
+                    let mut cut = max_len;
+                    while !l.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    l = &l[..cut];
+                }
+                out.insert((path.to_string(), line), l.to_string());
+            }
+        }
+        out
+    }
+
+    /// The symbol with this node id in the active generation.
+    pub fn symbol_by_id(&self, id: i64) -> Result<Option<Symbol>> {
+        self.sym(id)
+    }
+
+    /// Bytes an agent would read to see every `(path, line)` site with grep-style context:
+    /// the 41 lines around each distinct site at the file's average line length, at most the
+    /// whole file. Paths that are not indexed files count nothing.
+    pub fn reading_cost(&self, sites: &[(String, u32)]) -> Result<u64> {
+        let mut by_file: std::collections::BTreeMap<&str, HashSet<u32>> = Default::default();
+        for (path, line) in sites {
+            by_file.entry(path.as_str()).or_default().insert(*line);
+        }
+        let mut total = 0u64;
+        for (path, lines) in by_file {
+            let Some(file) = self.store.file_at(self.generation, path)? else {
+                continue;
+            };
+            let avg = file.size / u64::from(file.lines.max(1));
+            let window = lines.len() as u64 * 41 * avg.max(1);
+            total += window.min(file.size);
+        }
+        Ok(total)
     }
 }
 

@@ -132,7 +132,7 @@ impl Completeness {
 #[derive(Debug, Clone)]
 pub struct SearchHit {
     pub symbol: Symbol,
-    /// `exact`, `prefix` or `text`.
+    /// `exact`, `prefix`, `text` or `fuzzy`.
     pub matched: &'static str,
 }
 

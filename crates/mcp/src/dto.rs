@@ -21,10 +21,14 @@ pub struct Meta {
     pub generation: i64,
     /// The commit the index was built from (absent outside git).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub commit: Option<String>,
-    /// The repository's HEAD moved since it was indexed: answers may be out of date (run
-    /// `sextant index`).
+    pub graph_commit: Option<String>,
+    /// The repository's HEAD now (absent outside git).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repo_commit: Option<String>,
+    /// HEAD moved since the index was built: answers may be out of date (call `index`).
     pub stale: bool,
+    /// An index exists to answer from.
+    pub populated: bool,
     /// For graph traversals: whether unresolved or ambiguous sites could add results.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub completeness: Option<CompletenessOut>,
@@ -47,8 +51,30 @@ pub struct Meta {
     pub result_bytes: u64,
     /// `result_bytes / 4`: a rough token count.
     pub est_tokens: u64,
-    /// Time spent answering, in milliseconds.
-    pub elapsed_ms: f64,
+    /// Tokens this answer saved against reading the code it points at: for every distinct
+    /// (file, line) the answer names, the 41 lines around it (±20, as an agent reading grep hits
+    /// would), at the file's average line length, capped at the whole file; minus `est_tokens`,
+    /// never below 0. Files are counted at their indexed size, 4 bytes per token.
+    pub tokens_saved: u64,
+    /// The sum of `tokens_saved` over every answer for this repository, kept in the data
+    /// directory across sessions.
+    pub tokens_saved_total: u64,
+    /// Where the time went.
+    pub timing: Timing,
+}
+
+/// Milliseconds spent answering.
+#[derive(Debug, Default, Clone, Serialize, JsonSchema)]
+pub struct Timing {
+    pub total_ms: f64,
+    /// In the engine: index reads (SQLite), graph walks, file reads.
+    pub db_ms: f64,
+    /// Ordering, paging, fitting to the budget, and accounting.
+    pub ranking_ms: f64,
+}
+
+pub fn ms(d: std::time::Duration) -> f64 {
+    (d.as_secs_f64() * 1e5).round() / 100.0
 }
 
 /// How complete a graph answer is.
@@ -78,6 +104,23 @@ pub struct UnresolvedOut {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub receiver: Option<String>,
     pub reason: String,
+    /// The source line (when asked for).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub excerpt: Option<String>,
+}
+
+impl UnresolvedOut {
+    pub fn from(u: &engine::UnresolvedSite) -> Self {
+        UnresolvedOut {
+            path: u.site.path.clone(),
+            line: u.site.line,
+            kind: u.kind.clone(),
+            name: u.name.clone(),
+            receiver: u.receiver.clone(),
+            reason: u.reason.clone(),
+            excerpt: None,
+        }
+    }
 }
 
 impl CompletenessOut {
@@ -106,17 +149,7 @@ impl CompletenessOut {
                 unresolved_sites: *unresolved,
                 ambiguous_edges: *ambiguous,
                 reason: None,
-                sample: sample
-                    .iter()
-                    .map(|u| UnresolvedOut {
-                        path: u.site.path.clone(),
-                        line: u.site.line,
-                        kind: u.kind.clone(),
-                        name: u.name.clone(),
-                        receiver: u.receiver.clone(),
-                        reason: u.reason.clone(),
-                    })
-                    .collect(),
+                sample: sample.iter().map(UnresolvedOut::from).collect(),
             },
         }
     }
@@ -131,6 +164,8 @@ pub enum ListMode {
     Full,
     /// Id, kind, names and location only.
     Compact,
+    /// `search` only: no results, counts of all matches by kind, file and directory.
+    Summary,
 }
 
 /// A definition. Compact answers carry only `id`, `kind`, `name`, `qualified_name`, `path` and
@@ -198,7 +233,7 @@ impl SymbolOut {
     pub fn with_mode(s: &engine::Symbol, mode: ListMode) -> Self {
         match mode {
             ListMode::Full => SymbolOut::full(s),
-            ListMode::Compact => SymbolOut::compact(s),
+            ListMode::Compact | ListMode::Summary => SymbolOut::compact(s),
         }
     }
 }
@@ -227,6 +262,9 @@ pub struct NeighborOut {
     /// Where the reference is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub site: Option<SiteOut>,
+    /// The source line at the site (`references` with `excerpts`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub excerpt: Option<String>,
 }
 
 impl NeighborOut {
@@ -242,6 +280,7 @@ impl NeighborOut {
                 line: s.line,
                 col: s.col,
             }),
+            excerpt: None,
         }
     }
 }
@@ -253,6 +292,23 @@ pub struct SearchData {
     /// Results in this page.
     pub count: u64,
     pub results: Vec<SearchHitOut>,
+    /// `mode` summary: where the matches are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<SearchSummary>,
+}
+
+/// Counts of every match (up to 1000) by kind, file and directory.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SearchSummary {
+    /// Matches counted (the search stops at 1000).
+    pub matches: u64,
+    pub by_kind: Vec<KindCount>,
+    /// At most 20 files, most matches first.
+    pub by_file: Vec<KindCount>,
+    /// At most 20 directories, most matches first.
+    pub by_directory: Vec<KindCount>,
+    /// How the matches were found: `exact`, `prefix`, `text`, `fuzzy`.
+    pub by_match: Vec<KindCount>,
 }
 
 /// One search result.
@@ -307,7 +363,13 @@ pub struct ReferencesData {
     pub symbol: SymbolOut,
     /// All references found (across pages).
     pub total: u64,
+    /// All references by edge kind: `calls`, `instantiates`, `reads`, `writes`, `uses_type`,
+    /// `inherits`, `implements`, `overrides`, `imports`, ...
+    pub by_kind: Vec<KindCount>,
     pub references: Vec<NeighborOut>,
+    /// Sites naming the symbol that resolved to nothing or to several candidates (at most 20
+    /// on the first page; `meta.completeness` has the total).
+    pub unresolved: Vec<UnresolvedOut>,
 }
 
 /// `calls`: callers or callees to a depth.
@@ -446,6 +508,50 @@ impl StatusData {
                 })
                 .collect(),
             database_bytes: s.db_bytes,
+        }
+    }
+}
+
+/// `index`: what the run did.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct IndexData {
+    /// The generation published (answers come from it from now on).
+    pub generation: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// Files in the new generation.
+    pub files: u64,
+    /// Files parsed in this run (the others were unchanged and reused).
+    pub files_extracted: u64,
+    pub files_reused: u64,
+    /// Indexed files that differ from the HEAD commit.
+    pub files_uncommitted: u64,
+    pub symbols: u64,
+    pub references: u64,
+    /// Edges by `kind/provenance`.
+    pub edges: Vec<KindCount>,
+    /// Unresolved references by reason.
+    pub unresolved: Vec<KindCount>,
+    /// Skipped files by reason.
+    pub skipped: Vec<KindCount>,
+    pub seconds: f64,
+}
+
+impl From<&sextant_engine::IndexSummary> for IndexData {
+    fn from(s: &sextant_engine::IndexSummary) -> Self {
+        IndexData {
+            generation: s.generation,
+            commit: s.commit.clone(),
+            files: s.files_indexed,
+            files_extracted: s.files_indexed.saturating_sub(s.files_reused),
+            files_reused: s.files_reused,
+            files_uncommitted: s.files_uncommitted,
+            symbols: s.symbols,
+            references: s.references,
+            edges: kind_counts(&s.edges),
+            unresolved: kind_counts(&s.unresolved),
+            skipped: kind_counts(&s.skipped),
+            seconds: (s.wall_seconds * 1000.0).round() / 1000.0,
         }
     }
 }

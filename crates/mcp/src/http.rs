@@ -156,10 +156,7 @@ pub(crate) async fn serve(server: SextantServer, options: HttpOptions) -> Result
                 Arc::new(options.token.clone()),
                 require_token,
             ));
-    // The one line a person starting the server needs (tests and scripts read the port from
-    // it); logs may be filtered out entirely, so it is printed, to stderr.
-    #[allow(clippy::print_stderr)]
-    eprintln!("sextant: MCP over streamable HTTP at http://{bound}/mcp");
+    announce(bound);
     tracing::info!(%bound, token = options.token.is_some(), "listening");
     let shutdown = {
         let ct = ct.clone();
@@ -173,6 +170,13 @@ pub(crate) async fn serve(server: SextantServer, options: HttpOptions) -> Result
         .with_graceful_shutdown(shutdown)
         .await
         .map_err(|e| Error::Session(e.to_string()))
+}
+
+/// The one line a person starting the server needs (tests and scripts read the port from it);
+/// logs may be filtered out entirely, so it is printed, to stderr.
+#[allow(clippy::print_stderr)]
+fn announce(bound: SocketAddr) {
+    eprintln!("sextant: MCP over streamable HTTP at http://{bound}/mcp");
 }
 
 async fn shutdown_signal() {

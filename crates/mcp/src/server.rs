@@ -18,7 +18,7 @@ use sextant_engine::{self as engine, Repo, Status, SymbolError};
 use sextant_model::{EdgeKind, NodeKind};
 
 use crate::args;
-use crate::budget::{Cursor, json_len};
+use crate::budget::Cursor;
 use crate::dto::*;
 
 /// A tool's answer: the envelope as structured content, or an error text (`isError`). Tool
@@ -75,7 +75,7 @@ pub(crate) struct Backend {
 
 impl Backend {
     /// The status, at most `STATUS_TTL` old.
-    fn status(&self) -> Result<Status, String> {
+    pub(crate) fn status(&self) -> Result<Status, String> {
         if let Ok(cached) = self.status.lock()
             && let Some((at, status)) = cached.as_ref()
             && at.elapsed() < STATUS_TTL
@@ -109,6 +109,16 @@ impl Backend {
     }
 
     /// Runs `f` on an open repository and wraps its data in the envelope.
+    /// Forgets the cached status and open handles (after this server re-indexed).
+    pub(crate) fn invalidate(&self) {
+        if let Ok(mut s) = self.status.lock() {
+            *s = None;
+        }
+        if let Ok(mut p) = self.pool.lock() {
+            p.clear();
+        }
+    }
+
     pub(crate) fn answer<T: serde::Serialize>(
         &self,
         f: impl FnOnce(&Repo, &mut Meta) -> Result<T, String>,
@@ -124,25 +134,94 @@ impl Backend {
         let mut meta = Meta {
             repository: self.root.display().to_string(),
             generation: repo.generation(),
-            commit: repo.commit().map_err(engine_err)?,
+            graph_commit: status.graph_commit.clone(),
+            repo_commit: status.repo_commit.clone(),
             stale: status.stale,
+            populated: true,
             ..Meta::default()
         };
+        let query = Instant::now();
         let data = f(&repo, &mut meta);
-        self.checkin(repo);
-        let data = data?;
-        let bytes = json_len(&data) as u64;
+        let db = query.elapsed();
+        let data = match data {
+            Ok(data) => data,
+            Err(e) => {
+                self.checkin(repo);
+                return Err(e);
+            }
+        };
+        let value = serde_json::to_value(&data).unwrap_or_default();
+        let bytes = value.to_string().len() as u64;
         meta.result_bytes = bytes;
         meta.est_tokens = bytes.div_ceil(crate::budget::BYTES_PER_TOKEN);
-        meta.elapsed_ms = (started.elapsed().as_secs_f64() * 1e5).round() / 100.0;
+        let mut sites = Vec::new();
+        collect_sites(&value, &mut sites);
+        let baseline = repo.reading_cost(&sites).unwrap_or(0);
+        meta.tokens_saved =
+            (baseline / crate::budget::BYTES_PER_TOKEN).saturating_sub(meta.est_tokens);
+        meta.tokens_saved_total = repo.data.add_tokens_saved(meta.tokens_saved);
+        self.checkin(repo);
+        let total = started.elapsed();
+        meta.timing = Timing {
+            total_ms: ms(total),
+            db_ms: ms(db),
+            ranking_ms: ms(total.saturating_sub(db)),
+        };
         Ok(Envelope { data, meta })
+    }
+
+    /// The envelope of an answer that does not come from an open index (`status`, `index`).
+    pub(crate) fn plain_meta(&self, status: &Status, started: Instant, bytes: u64) -> Meta {
+        let total = started.elapsed();
+        Meta {
+            repository: self.root.display().to_string(),
+            generation: status.generation.unwrap_or(0),
+            graph_commit: status.graph_commit.clone(),
+            repo_commit: status.repo_commit.clone(),
+            stale: status.stale,
+            populated: status.indexed,
+            result_bytes: bytes,
+            est_tokens: bytes.div_ceil(crate::budget::BYTES_PER_TOKEN),
+            tokens_saved_total: engine::DataDir::for_root(&self.root).add_tokens_saved(0),
+            timing: Timing {
+                total_ms: ms(total),
+                db_ms: ms(total),
+                ranking_ms: 0.0,
+            },
+            ..Meta::default()
+        }
+    }
+}
+
+/// Every `(path, line)` an answer names: objects with a `path` and a `line` or `start_line`.
+fn collect_sites(value: &serde_json::Value, out: &mut Vec<(String, u32)>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            if let Some(path) = map.get("path").and_then(|p| p.as_str())
+                && let Some(line) = map
+                    .get("line")
+                    .or_else(|| map.get("start_line"))
+                    .and_then(|l| l.as_u64())
+            {
+                out.push((path.to_string(), line as u32));
+            }
+            for v in map.values() {
+                collect_sites(v, out);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for v in items {
+                collect_sites(v, out);
+            }
+        }
+        _ => {}
     }
 }
 
 /// Sextant's MCP server for one repository.
 #[derive(Debug, Clone)]
 pub struct SextantServer {
-    backend: Arc<Backend>,
+    pub(crate) backend: Arc<Backend>,
     tool_router: ToolRouter<Self>,
 }
 

@@ -82,6 +82,29 @@ def create():
     return handler(1)
 "#,
     );
+    write(
+        &repo,
+        "shop/models.py",
+        r#"class Base:
+    def save(self):
+        return 1
+
+
+class Item(Base):
+    def save(self):
+        return super().save() + 1
+"#,
+    );
+    write(
+        &repo,
+        "tests/test_users.py",
+        r#"from shop.users import create_store
+
+
+def test_store():
+    assert create_store() is not None
+"#,
+    );
     let mut lib = String::from(
         "/// Adds.\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\npub fn twice(a: i32) -> i32 {\n    add(a, a)\n}\n\npub fn create() -> i32 {\n    twice(1)\n}\n",
     );

@@ -40,8 +40,9 @@ pub struct SearchArgs {
     /// Results per page. Default 20, at most 100.
     #[serde(default = "default_search_limit")]
     pub limit: u32,
-    /// `full` (signature, doc, visibility, modifiers, complexity) or `compact` (id, kind, names,
-    /// location). Default `full`.
+    /// `full` (signature, doc, visibility, modifiers, complexity), `compact` (id, kind, names,
+    /// location) or `summary` (no results: counts of all matches by kind, file, directory).
+    /// Default `full`.
     #[serde(default)]
     pub mode: ListMode,
     /// `next_cursor` of the previous page. Default "": the first page.
@@ -80,6 +81,10 @@ pub struct SourceArgs {
     /// With `path`: last line. Default 0: to the end of the file (within `max_lines`).
     #[serde(default)]
     pub end_line: u32,
+    /// With `path`: the file's unsaved text (an editor buffer), read instead of the file on
+    /// disk. Default "": the file on disk.
+    #[serde(default)]
+    pub content: String,
     /// Extra lines before and after. Default 0, at most 50.
     #[serde(default)]
     pub context_lines: u32,
@@ -108,6 +113,13 @@ pub struct ReferencesArgs {
     /// References per page. Default 50, at most 500.
     #[serde(default = "default_references_limit")]
     pub limit: u32,
+    /// Each reference with its source line. Default true.
+    #[serde(default = "yes")]
+    pub excerpts: bool,
+    /// Also list (up to 20) sites naming the symbol that did not resolve to it for sure
+    /// (unresolved or ambiguous): they may be references too. Default true.
+    #[serde(default = "yes")]
+    pub unresolved: bool,
     /// `next_cursor` of the previous page. Default "": the first page.
     #[serde(default)]
     pub cursor: String,
@@ -153,7 +165,7 @@ pub struct CallsArgs {
 #[tool_router(router = read_tools, vis = "pub(crate)")]
 impl SextantServer {
     #[tool(
-        description = "Find definitions (classes, functions, methods, fields, modules, doc sections) by name or words: exact name first, then prefix, then full text over split identifiers, signatures and docs. Use it instead of grep to locate where something is defined; filter by kind, language and path; page with `cursor`.",
+        description = "Find definitions (classes, functions, methods, fields, modules, doc sections) by name or words: exact name, then prefix, then full text over split identifiers, signatures and docs, then close spellings. Use it instead of grep to locate where something is defined; filter by kind, language and path; `mode` summary counts matches by kind and directory.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn search(
@@ -173,6 +185,7 @@ impl SextantServer {
                 let mode = match a.mode {
                     ListMode::Full => "full",
                     ListMode::Compact => "compact",
+                    ListMode::Summary => "summary",
                 };
                 let fp = fingerprint(&[
                     "search",
@@ -190,6 +203,27 @@ impl SextantServer {
                     path_prefix: Some(a.path.trim().to_string()).filter(|p| !p.is_empty()),
                     limit: want as u32,
                 };
+                if a.mode == ListMode::Summary {
+                    let options = SearchOptions {
+                        limit: SEARCH_CAP as u32,
+                        ..options
+                    };
+                    let hits = repo.search(&query, &options).map_err(engine_err)?;
+                    let summary = search_summary(&hits);
+                    meta.limits_applied = limits.applied;
+                    if hits.len() >= SEARCH_CAP {
+                        meta.truncated = true;
+                        meta.hint = Some(format!(
+                            "counted the first {SEARCH_CAP} matches: narrow with `kind`, `language` or `path`"
+                        ));
+                    }
+                    return Ok(SearchData {
+                        query,
+                        count: 0,
+                        results: Vec::new(),
+                        summary: Some(summary),
+                    });
+                }
                 let hits = repo.search(&query, &options).map_err(engine_err)?;
                 let more = hits.len() > offset + limit;
                 let mut results: Vec<SearchHitOut> = hits
@@ -205,10 +239,17 @@ impl SextantServer {
                 page_meta(meta, "search", fp, offset, results.len(), more, cut);
                 meta.limit = Some(limit as u32);
                 meta.limits_applied = limits.applied;
+                if hits.iter().any(|h| h.matched == "fuzzy") {
+                    meta.hint = Some(
+                        "no name or word matched exactly: these are the closest names (edit distance ≤ 2)"
+                            .into(),
+                    );
+                }
                 Ok(SearchData {
                     query,
                     count: results.len() as u64,
                     results,
+                    summary: None,
                 })
             })
         })
@@ -276,7 +317,7 @@ impl SextantServer {
     }
 
     #[tool(
-        description = "Every resolved reference to a symbol (calls, instantiations, type uses, inheritance, implementations, imports, ...) with its site and how it was resolved (provenance, rule), plus completeness. Use it instead of grepping for a name: same-named symbols are not confused, and it says when unresolved sites could add more.",
+        description = "Every reference to a symbol, classified (calls, instantiations, reads, writes, type uses, inheritance, implementations, overrides, imports), each with its site, source line and how it was resolved; plus sites that may refer to it but did not resolve, and completeness. Use it instead of grepping for a name: same-named symbols are not confused.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn references(
@@ -304,20 +345,61 @@ impl SextantServer {
                 let more = total > offset + page.len();
                 let symbol = SymbolOut::compact(&refs.target);
                 let completeness = CompletenessOut::from(&refs.completeness);
-                let cut = fit(
-                    &mut page,
-                    json_len(&symbol) + json_len(&completeness) + 256,
-                    budget,
-                );
+                let mut by_kind: Vec<(String, u64)> = Vec::new();
+                for r in &refs.references {
+                    match by_kind.iter_mut().find(|(k, _)| *k == r.edge_kind) {
+                        Some((_, n)) => *n += 1,
+                        None => by_kind.push((r.edge_kind.clone(), 1)),
+                    }
+                }
+                by_kind.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+                // Unresolved sites naming the symbol: on the first page only.
+                let mut unresolved: Vec<UnresolvedOut> = Vec::new();
+                if a.unresolved && offset == 0 && completeness.status == "lower_bound" {
+                    let ref_kinds: Vec<&str> = Vec::new();
+                    let (_, sites) = repo
+                        .unresolved_sites(&refs.target, &ref_kinds, 20)
+                        .map_err(engine_err)?;
+                    unresolved = sites.iter().map(UnresolvedOut::from).collect();
+                }
+                if a.excerpts {
+                    let mut sites: Vec<(String, u32)> = page
+                        .iter()
+                        .filter_map(|n| n.site.as_ref().map(|s| (s.path.clone(), s.line)))
+                        .collect();
+                    sites.extend(unresolved.iter().map(|u| (u.path.clone(), u.line)));
+                    let lines = repo.line_excerpts(&sites, 160);
+                    for n in &mut page {
+                        if let Some(s) = &n.site {
+                            n.excerpt = lines.get(&(s.path.clone(), s.line)).cloned();
+                        }
+                    }
+                    for u in &mut unresolved {
+                        u.excerpt = lines.get(&(u.path.clone(), u.line)).cloned();
+                    }
+                }
+                let fixed = json_len(&symbol) + json_len(&completeness) + json_len(&by_kind) + 256;
+                let cut_unresolved = fit(&mut unresolved, fixed, budget / 4);
+                let cut = fit(&mut page, fixed + json_len(&unresolved), budget);
                 let more = more || cut;
-                page_meta(meta, "references", fp, offset, page.len(), more, cut);
+                page_meta(
+                    meta,
+                    "references",
+                    fp,
+                    offset,
+                    page.len(),
+                    more,
+                    cut || cut_unresolved,
+                );
                 meta.completeness = Some(completeness);
                 meta.limit = Some(limit as u32);
                 meta.limits_applied = limits.applied;
                 Ok(ReferencesData {
                     symbol,
                     total: total as u64,
+                    by_kind: kind_counts(&by_kind),
                     references: page,
+                    unresolved,
                 })
             })
         })
@@ -419,6 +501,9 @@ fn source(repo: &Repo, meta: &mut Meta, a: SourceArgs) -> Result<SourceData, Str
     let budget = limits.budget_bytes(a.max_tokens);
     let symbol_arg = a.symbol.trim();
     let path_arg = a.path.trim();
+    if !a.content.is_empty() && path_arg.is_empty() {
+        return Err("argument `content` needs `path`: the file it is the unsaved text of".into());
+    }
     let span = match (symbol_arg.is_empty(), path_arg.is_empty()) {
         (true, true) => return Err("give `symbol` or `path`".into()),
         (false, false) => return Err("give `symbol` or `path`, not both".into()),
@@ -462,8 +547,13 @@ fn source(repo: &Repo, meta: &mut Meta, a: SourceArgs) -> Result<SourceData, Str
             } else {
                 a.end_line
             };
-            repo.source_range(path_arg, start, end, context)
-                .map_err(engine_err)?
+            if a.content.is_empty() {
+                repo.source_range(path_arg, start, end, context)
+                    .map_err(engine_err)?
+            } else {
+                repo.virtual_range(path_arg, &a.content, start, end, context)
+                    .map_err(engine_err)?
+            }
         }
     };
     let lines: Vec<&str> = span.text.lines().collect();
@@ -561,4 +651,34 @@ fn source(repo: &Repo, meta: &mut Meta, a: SourceArgs) -> Result<SourceData, Str
         omitted,
         symbol: span.symbol.as_ref().map(SymbolOut::full),
     })
+}
+
+/// Counts of search hits by kind, file, directory and match.
+fn search_summary(hits: &[sextant_engine::SearchHit]) -> SearchSummary {
+    fn bump(counts: &mut Vec<(String, u64)>, key: &str) {
+        match counts.iter_mut().find(|(k, _)| k == key) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((key.to_string(), 1)),
+        }
+    }
+    fn top(mut counts: Vec<(String, u64)>, n: usize) -> Vec<KindCount> {
+        counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        counts.truncate(n);
+        kind_counts(&counts)
+    }
+    let (mut kinds, mut files, mut dirs, mut matched) = (vec![], vec![], vec![], vec![]);
+    for h in hits {
+        bump(&mut kinds, &h.symbol.kind);
+        bump(&mut files, &h.symbol.path);
+        let dir = h.symbol.path.rsplit_once('/').map_or(".", |(d, _)| d);
+        bump(&mut dirs, dir);
+        bump(&mut matched, h.matched);
+    }
+    SearchSummary {
+        matches: hits.len() as u64,
+        by_kind: top(kinds, usize::MAX),
+        by_file: top(files, 20),
+        by_directory: top(dirs, 20),
+        by_match: top(matched, usize::MAX),
+    }
 }

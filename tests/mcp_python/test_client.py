@@ -1,8 +1,9 @@
-"""A third-party MCP client (the Python `mcp` SDK, 1.x API) against `sextant serve` over stdio.
+"""A third-party MCP client (the Python `mcp` SDK, 1.x API) against `sextant serve`, over stdio
+or streamable HTTP, calling every core tool.
 
 Run by crates/cli/tests/mcp.rs, which builds and indexes the fixture repository:
 
-    python3 tests/mcp_python/test_stdio.py --bin target/debug/sextant --repo DIR
+    python3 tests/mcp_python/test_client.py --bin target/debug/sextant --repo DIR [--transport http]
 
 (SEXTANT_HOME must point at the index's data home). The 1.x client validates every
 `structuredContent` against the tool's `outputSchema` and raises when it does not conform; the
@@ -12,14 +13,33 @@ every check passes; prints "N passed, 0 failed".
 
 import argparse
 import asyncio
+import contextlib
 import os
+import subprocess
 import sys
+import threading
 
 import jsonschema
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamablehttp_client
 
-TOOLS = {"search", "symbol", "source", "references", "calls", "status"}
+TOOLS = {
+    "search",
+    "symbol",
+    "source",
+    "references",
+    "calls",
+    "hierarchy",
+    "impact",
+    "changes",
+    "path",
+    "grep",
+    "overview",
+    "status",
+    "index",
+}
+WRITES = {"index"}
 
 
 def type_arrays(schema, where="inputSchema"):
@@ -36,12 +56,43 @@ def type_arrays(schema, where="inputSchema"):
     return found
 
 
-async def run(binary, repo):
-    checks = 0
+@contextlib.asynccontextmanager
+async def connect(binary, repo, transport):
     env = {"SEXTANT_HOME": os.environ["SEXTANT_HOME"], "SEXTANT_LOG": "warn"}
-    params = StdioServerParameters(command=binary, args=["serve", "--repo", repo], env=env)
-    with open(os.devnull, "w") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write):
+    if transport == "stdio":
+        params = StdioServerParameters(command=binary, args=["serve", "--repo", repo], env=env)
+        with open(os.devnull, "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                yield read, write
+        return
+    server = subprocess.Popen(
+        [binary, "serve", "--repo", repo, "--http", "127.0.0.1:0"],
+        env={**os.environ, **env},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        url = None
+        for line in server.stderr:
+            if "at http://" in line:
+                url = line.strip().split("at ", 1)[1]
+                break
+        assert url, "the server did not print its address"
+        # Keep draining stderr so the server never blocks on a full pipe.
+        threading.Thread(target=lambda: [None for _ in server.stderr], daemon=True).start()
+        async with streamablehttp_client(url) as (read, write, _session_id):
+            yield read, write
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+async def run(binary, repo, transport):
+    checks = 0
+    async with connect(binary, repo, transport) as (read, write):
+        if True:
             async with ClientSession(read, write) as session:
                 init = await session.initialize()
                 assert init.serverInfo.name == "sextant", init.serverInfo
@@ -58,13 +109,14 @@ async def run(binary, repo):
                     assert tool.inputSchema.get("type") == "object", (name, tool.inputSchema)
                     assert not type_arrays(tool.inputSchema), (name, type_arrays(tool.inputSchema))
                     assert tool.outputSchema and tool.outputSchema.get("type") == "object", name
-                    assert tool.annotations and tool.annotations.readOnlyHint is True, name
+                    assert tool.annotations, name
+                    assert tool.annotations.readOnlyHint is (name not in WRITES), name
                     jsonschema.Draft202012Validator.check_schema(tool.outputSchema)
                     schemas[name] = tool.outputSchema
                 checks += 1
 
-                async def call(name, arguments):
-                    result = await session.call_tool(name, arguments)
+                async def call(name, arguments, progress=None):
+                    result = await session.call_tool(name, arguments, progress_callback=progress)
                     assert not result.isError, (name, result.content)
                     content = result.structuredContent
                     assert content is not None, name
@@ -115,6 +167,31 @@ async def run(binary, repo):
                 assert status["indexed"] is True and status["files"] >= 4, status
                 checks += 1
 
+                h, _ = await call("hierarchy", {"symbol": "shop.models.Base"})
+                assert [d["symbol"]["name"] for d in h["derived"]] == ["Item"], h
+                imp, meta = await call("impact", {"symbol": "create_store", "depth": 2})
+                assert imp["summary"]["test_files"] == ["tests/test_users.py"], imp
+                assert meta["completeness"]["status"] in ("exact", "lower_bound"), meta
+                p, _ = await call("path", {"from": "shop.api.create", "to": "shop.users.create_store"})
+                assert p["found"] is True and len(p["hops"]) == 2, p
+                o, _ = await call("overview", {"top": 3})
+                assert o["files"] >= 6 and len(o["largest_files"]) <= 3, o
+                g, _ = await call("grep", {"pattern": "def (save|load)", "mode": "compact"})
+                assert {h["symbol"] for h in g["hits"]} >= {"shop.models.Base.save", "shop.users.UserStore.load"}, g
+                c, _ = await call("changes", {"files": ["shop/models.py"]})
+                assert {s["symbol"]["name"] for s in c["symbols"]} >= {"Base", "Item"}, c
+                updates = []
+
+                async def progress(value, total, message):
+                    updates.append((value, total, message))
+
+                ix, meta = await call("index", {"full": True}, progress)
+                assert ix["files_extracted"] >= 6 and meta["generation"] >= 2, (ix, meta)
+                assert updates, "index sent no progress notifications"
+                values = [u[0] for u in updates]
+                assert values == sorted(values), values
+                checks += 1
+
                 missing = await session.call_tool("symbol", {"symbol": "get_usr_by_id"})
                 assert missing.isError and missing.structuredContent is None, missing
                 assert "get_user_by_id" in missing.content[0].text, missing.content
@@ -126,9 +203,10 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
     parser.add_argument("--repo", required=True)
+    parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     args = parser.parse_args()
     try:
-        passed = asyncio.run(run(os.path.abspath(args.bin), args.repo))
+        passed = asyncio.run(run(os.path.abspath(args.bin), args.repo, args.transport))
     except Exception as e:  # noqa: BLE001 - report any failure with its trace
         import traceback
 
