@@ -19,8 +19,13 @@ bench/corpora/NAME-VERSION/. Then, per corpus:
 2. Two extra single runs on the last index: `--full` re-index into the existing database and
    an incremental re-index with nothing changed.
 3. `sextant-bench queries --repo DIR --json` measures in-process query latency.
+4. With --mcp: `sextant-bench mcp --repo DIR --json --runs 3` (MCP round trip per tool over
+   stdio, tools/list size) and, when bench/questions/NAME.json exists, `sextant-bench tokens`
+   (answer tokens vs `rg -w WORD -C 20`); written to bench/out/NAME-mcp.json and
+   bench/out/NAME-tokens.json.
 
-Results go to bench/out/NAME.json (one per corpus) and a Markdown table is printed.
+Results go to bench/out/NAME.json (one per corpus) and a Markdown table is printed. The
+binaries are taken from $CARGO_TARGET_DIR/release (default target/release).
 Python 3.11+, standard library only.
 """
 
@@ -289,7 +294,7 @@ def snapshot_binaries(dest: Path) -> dict:
     two builds into one result; returns their paths, SHA-256 and build times."""
     info = {}
     for name in ("sextant", "sextant-bench"):
-        src = ROOT / "target" / "release" / name
+        src = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target") / "release" / name
         if not src.exists():
             raise SystemExit(f"{src} is missing; run `cargo build --release -p sextant-cli -p sextant-bench`")
         copy = dest / name
@@ -337,6 +342,8 @@ def bench_corpus(name: str, spec: dict, corpus: Path, args, binaries: dict) -> d
         if q.returncode != 0:
             raise SystemExit(f"sextant-bench failed on {name}:\n{q.stderr}")
         queries = json.loads(q.stdout)
+        if args.mcp:
+            bench_mcp(name, corpus, bench, sextant, env, args)
         db_bytes = runs[-1]["summary"].get("database_bytes")
     finally:
         if not args.keep_homes:
@@ -418,6 +425,31 @@ def bench_corpus(name: str, spec: dict, corpus: Path, args, binaries: dict) -> d
     return result
 
 
+def bench_mcp(name: str, corpus: Path, bench: Path, sextant: Path, env: dict, args) -> None:
+    """`sextant-bench mcp` and `tokens` on the corpus just indexed (see the module docs)."""
+    cmd = [str(bench), "mcp", "--repo", str(corpus), "--sextant", str(sextant), "--json",
+           "--samples", str(args.samples), "--runs", str(args.mcp_runs)]
+    log(f"[{name}] {' '.join(cmd[1:])}")
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"sextant-bench mcp failed on {name}:\n{p.stderr}")
+    (OUT / f"{name}-mcp.json").write_text(p.stdout)
+    for tool, s in json.loads(p.stdout)["summary"].items():
+        log(f"[{name}]   mcp {tool}: p50 {s['p50_ms']:.2f} ms, p95 {s['p95_ms']:.2f} ms "
+            f"(target {s['target_p95_ms']:g}: {'met' if s['met'] else 'MISSED'})")
+    questions = BENCH / "questions" / f"{name}.json"
+    if questions.exists():
+        cmd = [str(bench), "tokens", "--repo", str(corpus), "--sextant", str(sextant), "--json",
+               "--questions", str(questions)]
+        log(f"[{name}] {' '.join(cmd[1:])}")
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        if p.returncode != 0:
+            raise SystemExit(f"sextant-bench tokens failed on {name}:\n{p.stderr}")
+        (OUT / f"{name}-tokens.json").write_text(p.stdout)
+        s = json.loads(p.stdout)["summary"]
+        log(f"[{name}]   tokens: ratio of medians {s['ratio_of_medians']}, of sums {s['ratio_of_sums']}")
+
+
 def machine_info() -> dict:
     info = {"nproc": os.cpu_count()}
     try:
@@ -478,6 +510,9 @@ def main() -> int:
     ap.add_argument("--samples", type=int, default=200, help="symbols sampled for query latency")
     ap.add_argument("--no-reindex", action="store_true", help="skip the re-index measurements")
     ap.add_argument("--keep-homes", action="store_true", help="keep the temporary SEXTANT_HOMEs")
+    ap.add_argument("--mcp", action="store_true",
+                    help="also measure the MCP server (NAME-mcp.json) and answer tokens (NAME-tokens.json)")
+    ap.add_argument("--mcp-runs", type=int, default=3, help="server runs for --mcp (medians reported)")
     args = ap.parse_args()
     if args.runs < 1:
         ap.error("--runs must be at least 1")

@@ -49,3 +49,21 @@ pub fn git_commit() -> Option<String> {
     let commit = String::from_utf8_lossy(&out.stdout).trim().to_string();
     (!commit.is_empty()).then_some(commit)
 }
+
+/// Whether the checkout has uncommitted changes to tracked files (the binary may then hold
+/// more than `git_commit` says).
+pub fn git_dirty() -> Option<bool> {
+    let out = Command::new("git")
+        .args([
+            "-C",
+            env!("CARGO_MANIFEST_DIR"),
+            "status",
+            "--porcelain",
+            "--untracked-files=no",
+        ])
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| !String::from_utf8_lossy(&out.stdout).trim().is_empty())
+}

@@ -6,15 +6,27 @@
 //! - `search`: `Repo::search(name, limit 20)` (exact, then prefix, then full text), and
 //! - `callers_depth2`: `Repo::resolve_symbol(qualified name or stable id)` followed by
 //!   `Repo::calls(symbol, incoming = true, depth = 2, per_level = 100)`.
+//!
+//! `sextant-bench mcp --repo PATH [--sextant BIN] [--samples N] [--runs N] [--json]` measures
+//! the MCP round trip of `sextant serve` over stdio per tool and the size of `tools/list`
+//! (`mcp.rs`).
+//!
+//! `sextant-bench tokens --repo PATH --questions FILE [--sextant BIN] [--json]` counts the
+//! tokens of Sextant's answers to agent questions against reading every `rg -w WORD -C 20` hit
+//! (`tokens.rs`, `grep.rs`).
 
+mod grep;
 mod machine;
+mod mcp;
+mod rpc;
 mod sample;
 mod stats;
+mod tokens;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
@@ -50,6 +62,74 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// MCP round-trip latency per tool over stdio (`sextant serve`), and the size of tools/list.
+    Mcp {
+        /// The indexed repository root (same SEXTANT_HOME as the index).
+        #[arg(long, value_name = "PATH")]
+        repo: PathBuf,
+        /// The sextant binary (default: `sextant` next to this executable).
+        #[arg(long, value_name = "BIN")]
+        sextant: Option<PathBuf>,
+        /// How many symbols to sample (each is asked of every tool).
+        #[arg(long, default_value_t = 200)]
+        samples: usize,
+        /// Samples whose calls run first, untimed, to warm caches.
+        #[arg(long, default_value_t = 10)]
+        warmup: usize,
+        /// Runs, each with a new server process; medians over runs are reported.
+        #[arg(long, default_value_t = 1)]
+        runs: usize,
+        /// Seconds to wait for one reply.
+        #[arg(long, default_value_t = 60)]
+        timeout: u64,
+        /// Machine-readable JSON output.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Tokens of Sextant's MCP answers vs reading every `rg -w WORD -C 20` hit.
+    Tokens {
+        /// The indexed repository root (same SEXTANT_HOME as the index).
+        #[arg(long, value_name = "PATH")]
+        repo: PathBuf,
+        /// Questions (JSON; see bench/questions/).
+        #[arg(long, value_name = "FILE")]
+        questions: PathBuf,
+        /// The sextant binary (default: `sextant` next to this executable).
+        #[arg(long, value_name = "BIN")]
+        sextant: Option<PathBuf>,
+        /// Seconds to wait for one reply.
+        #[arg(long, default_value_t = 60)]
+        timeout: u64,
+        /// Machine-readable JSON output.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// `sextant` next to the running executable.
+fn default_sextant() -> Result<PathBuf> {
+    let exe = std::env::current_exe().context("locating sextant-bench")?;
+    let bin = exe.with_file_name(format!("sextant{}", std::env::consts::EXE_SUFFIX));
+    anyhow::ensure!(
+        bin.exists(),
+        "{} does not exist: build it (cargo build --release -p sextant-cli) or pass --sextant",
+        bin.display()
+    );
+    Ok(bin)
+}
+
+fn emit(
+    json: bool,
+    report: &Value,
+    human: fn(&mut std::io::StdoutLock<'static>, &Value) -> Result<()>,
+) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    if json {
+        writeln!(out, "{}", serde_json::to_string_pretty(report)?)?;
+    } else {
+        human(&mut out, report)?;
+    }
+    Ok(())
 }
 
 fn main() -> ExitCode {
@@ -76,13 +156,49 @@ fn run(cli: Cli) -> Result<()> {
             json,
         } => {
             let report = queries(&repo, samples, rounds.max(1), warmup)?;
-            let mut out = std::io::stdout().lock();
-            if json {
-                writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
-            } else {
-                write_human(&mut out, &report)?;
-            }
-            Ok(())
+            emit(json, &report, write_human)
+        }
+        Command::Mcp {
+            repo,
+            sextant,
+            samples,
+            warmup,
+            runs,
+            timeout,
+            json,
+        } => {
+            let sextant = match sextant {
+                Some(b) => b,
+                None => default_sextant()?,
+            };
+            let report = mcp::run(&mcp::Options {
+                root: &repo,
+                sextant: &sextant,
+                samples,
+                warmup,
+                runs: runs.max(1),
+                timeout: Duration::from_secs(timeout.max(1)),
+            })?;
+            emit(json, &report, mcp::write_human)
+        }
+        Command::Tokens {
+            repo,
+            questions,
+            sextant,
+            timeout,
+            json,
+        } => {
+            let sextant = match sextant {
+                Some(b) => b,
+                None => default_sextant()?,
+            };
+            let report = tokens::run(
+                &repo,
+                &questions,
+                &sextant,
+                Duration::from_secs(timeout.max(1)),
+            )?;
+            emit(json, &report, tokens::write_human)
         }
     }
 }
@@ -255,14 +371,25 @@ fn write_human(out: &mut impl Write, r: &Value) -> Result<()> {
             t["max_ms"].as_f64().unwrap_or(f64::NAN),
         )?;
     }
+    write_machine(out, r)
+}
+
+/// The machine and commit line of a human-readable report.
+fn write_machine(out: &mut impl Write, r: &Value) -> Result<()> {
     let m = &r["machine"];
     writeln!(
         out,
-        "  machine: {} cpus, {}, {} MiB RAM; commit {}",
+        "  machine: {} cpus, {}, {} MiB RAM, load {}; commit {}{}",
         m["nproc"],
         m["cpu_model"].as_str().unwrap_or("?"),
         m["mem_total_mib"],
-        r["commit"].as_str().unwrap_or("unknown")
+        m["loadavg_1_5_15"],
+        r["commit"].as_str().unwrap_or("unknown"),
+        if r["worktree_dirty"] == true {
+            " (with uncommitted changes)"
+        } else {
+            ""
+        }
     )?;
     Ok(())
 }

@@ -83,7 +83,14 @@ const ALLOWED: &[(&str, &[&str], &[&str])] = &[
     ),
     (
         "bench",
-        &["serde_json", "anyhow", "clap", "serde"],
+        &[
+            "serde_json",
+            "anyhow",
+            "clap",
+            "serde",
+            "regex",
+            "tiktoken-rs",
+        ],
         &["engine", "model"],
     ),
 ];
