@@ -178,6 +178,11 @@ struct FileScan {
 
 /// The part of a line shown for a hit: whole when short, else a window around the match.
 fn window(line: &str, at: usize) -> (String, bool) {
+    let (text, cut) = window_raw(line, at);
+    (crate::redact::snippet(&text), cut)
+}
+
+fn window_raw(line: &str, at: usize) -> (String, bool) {
     if line.len() <= MAX_LINE {
         return (line.to_string(), false);
     }

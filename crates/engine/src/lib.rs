@@ -10,6 +10,7 @@ mod home;
 mod layout;
 mod pipeline;
 mod query;
+pub mod redact;
 mod scip_map;
 mod scip_merge;
 mod types;

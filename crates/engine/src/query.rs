@@ -764,7 +764,7 @@ impl Repo {
                     }
                     l = &l[..cut];
                 }
-                out.insert((path.to_string(), line), l.to_string());
+                out.insert((path.to_string(), line), crate::redact::snippet(l));
             }
         }
         out

@@ -3,6 +3,7 @@
 //! The tools themselves live in `crate::tools`.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -27,6 +28,8 @@ pub(crate) type Answer<T> = Result<Json<Envelope<T>>, String>;
 
 /// How long one call may run before it answers "deadline exceeded".
 const DEADLINE: Duration = Duration::from_secs(30);
+/// Calls running at once (the 129th is refused as busy rather than queued without bound).
+const MAX_IN_FLIGHT: usize = 128;
 /// How long a status (HEAD, active generation) is reused between calls.
 const STATUS_TTL: Duration = Duration::from_secs(1);
 /// Open repositories kept for reuse (one per concurrent call).
@@ -71,6 +74,17 @@ pub(crate) struct Backend {
     pub(crate) root: PathBuf,
     pool: Mutex<Vec<Repo>>,
     status: Mutex<Option<(Instant, Status)>>,
+    /// Tool calls running (on the blocking pool, including ones past their deadline).
+    in_flight: AtomicUsize,
+}
+
+/// Counts one running call until dropped (also when the call outlives its deadline).
+struct InFlight(Arc<Backend>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 impl Backend {
@@ -238,6 +252,7 @@ impl SextantServer {
                 root,
                 pool: Mutex::new(Vec::new()),
                 status: Mutex::new(None),
+                in_flight: AtomicUsize::new(0),
             }),
             tool_router: crate::toolsets::router(toolsets),
         }
@@ -250,7 +265,18 @@ impl SextantServer {
         F: FnOnce(&Backend) -> Result<Envelope<T>, String> + Send + 'static,
     {
         let backend = self.backend.clone();
-        let task = tokio::task::spawn_blocking(move || f(&backend));
+        let running = backend.in_flight.fetch_add(1, Ordering::AcqRel);
+        let guard = InFlight(backend.clone());
+        if running >= MAX_IN_FLIGHT {
+            drop(guard);
+            return Err(format!(
+                "busy: {running} calls are already running on this server; retry when some have answered"
+            ));
+        }
+        let task = tokio::task::spawn_blocking(move || {
+            let _guard = guard;
+            f(&backend)
+        });
         match tokio::time::timeout(DEADLINE, task).await {
             Ok(Ok(result)) => result.map(Json),
             Ok(Err(join)) => {
@@ -338,6 +364,42 @@ impl ServerHandler for SextantServer {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("sextant", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
+    }
+
+    /// Requests rmcp could not parse as any known method land here. A known method with
+    /// unusable params (`tools/call` with `params: null` or without `name`) is invalid params
+    /// (-32602), not an unknown method.
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        const KNOWN: &[&str] = &[
+            "initialize",
+            "ping",
+            "tools/list",
+            "tools/call",
+            "server/discover",
+        ];
+        if KNOWN.contains(&request.method.as_str()) {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "invalid params for `{}`{}",
+                    request.method,
+                    if request.method == "tools/call" {
+                        ": expected {\"name\": TOOL, \"arguments\": {...}}"
+                    } else {
+                        ""
+                    }
+                ),
+                None,
+            ));
+        }
+        Err(ErrorData::new(
+            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+            request.method,
+            None,
+        ))
     }
 
     async fn call_tool(

@@ -560,7 +560,14 @@ fn source(repo: &Repo, meta: &mut Meta, a: SourceArgs) -> Result<SourceData, Str
     let first = span.start_line;
     // Very long lines (minified or generated code) are cut so `max_lines` bounds the size.
     let mut long_lines = 0usize;
+    // Invisible characters (bidi overrides, zero-width, terminal escapes) are written out.
+    let mut invisible_lines = 0usize;
     let mut cap = |l: &str| -> String {
+        let (visible, flagged) = sextant_engine::redact::make_visible(l);
+        if flagged {
+            invisible_lines += 1;
+        }
+        let l = visible.as_ref();
         if l.len() <= LINE_CAP {
             return l.to_string();
         }
@@ -621,6 +628,11 @@ fn source(repo: &Repo, meta: &mut Meta, a: SourceArgs) -> Result<SourceData, Str
             end_line = first + shown.len() as u32 - 1;
             rest_from = Some(end_line + 1);
         }
+    }
+    if invisible_lines > 0 {
+        limits.applied.push(format!(
+            "{invisible_lines} lines hold invisible characters (bidirectional overrides, zero-width characters or control codes), written as \\u{{…}}"
+        ));
     }
     if long_lines > 0 {
         meta.truncated = true;
