@@ -285,10 +285,15 @@ pub fn run(cli: Cli) -> u8 {
                     max_body_bytes: *max_body,
                     ..sextant_mcp::HttpOptions::new(addr)
                 });
-                let options = sextant_mcp::ServeOptions {
-                    toolsets: toolsets.clone(),
-                    http,
+                // --toolsets wins over the configuration file's [mcp] toolsets.
+                let toolsets = if toolsets.is_empty() {
+                    sextant_engine::config::load_config(&sextant_engine::data_home())?
+                        .mcp
+                        .toolsets
+                } else {
+                    toolsets.clone()
                 };
+                let options = sextant_mcp::ServeOptions { toolsets, http };
                 sextant_mcp::serve(root, &options).map_err(|e| Error::Io(e.to_string()))?;
             }
             Command::Export {

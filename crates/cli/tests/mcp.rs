@@ -695,6 +695,14 @@ fn raw_json_rpc_survives_bad_input_and_exits_on_eof() {
     assert!(s["meta"]["result_bytes"].as_u64().unwrap() <= 1200, "{s}");
     assert_eq!(s["meta"]["truncated"], true, "{s}");
     assert!(s["meta"]["next_cursor"].is_string());
+    assert!(
+        s["meta"]["limits_applied"][0]
+            .as_str()
+            .unwrap()
+            .contains("compact"),
+        "{s}"
+    );
+    assert!(s["data"]["results"][0]["symbol"].get("signature").is_none());
     // Very long lines are cut, and the answer stays within the budget.
     let r = raw.call(8, "source", json!({"path": "notes/wide.txt"}));
     let s = &r["result"]["structuredContent"];
@@ -898,6 +906,64 @@ fn index_reports_progress_and_honours_cancellation() {
             .clone();
     assert_eq!(before, after);
     assert_eq!(before, later, "a cancelled run must not publish");
+    raw.close();
+}
+
+/// `repo` on every tool: another indexed repository of the data home, by path or id.
+#[test]
+fn tools_answer_for_another_indexed_repository() {
+    let f = fixture(true);
+    let other = f.scratch.join("other");
+    write(
+        &other,
+        "lib/tools.py",
+        "def only_in_other():\n    return 1\n",
+    );
+    let out = Command::new(bin())
+        .arg("index")
+        .arg(&other)
+        .env("SEXTANT_HOME", &f.home)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let mut raw = Raw::start(&f, &f.repo);
+    let r = raw.call(2, "status", json!({}));
+    let repos = r["result"]["structuredContent"]["data"]["repositories"].clone();
+    assert_eq!(repos.as_array().unwrap().len(), 2, "{r}");
+    let other_id = repos
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["default"] == false)
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mine = raw.call(3, "search", json!({"query": "only_in_other"}));
+    assert_eq!(
+        mine["result"]["structuredContent"]["data"]["count"], 0,
+        "{mine}"
+    );
+    for (id, repo) in [(4, other.display().to_string()), (5, other_id)] {
+        let r = raw.call(
+            id,
+            "search",
+            json!({"query": "only_in_other", "repo": repo}),
+        );
+        let s = &r["result"]["structuredContent"];
+        assert_eq!(
+            s["data"]["results"][0]["symbol"]["name"], "only_in_other",
+            "{r}"
+        );
+        assert!(s["meta"]["repository"].as_str().unwrap().ends_with("other"));
+    }
+    let r = raw.call(6, "search", json!({"query": "x", "repo": "/no/such/repo"}));
+    assert_eq!(r["result"]["isError"], true);
+    let msg = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        msg.contains("argument `repo`") && msg.contains("indexed:"),
+        "{msg}"
+    );
     raw.close();
 }
 

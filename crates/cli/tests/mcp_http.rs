@@ -284,3 +284,38 @@ fn http_refuses_a_public_address_without_allow_remote_and_token() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--allow-remote"), "{err}");
 }
+
+#[test]
+fn toolsets_come_from_the_flag_or_the_configuration_file() {
+    let f = fixture(false);
+    std::fs::create_dir_all(&f.home).unwrap();
+    std::fs::write(f.home.join("config.toml"), "[mcp]\ntoolsets = [\"nope\"]\n").unwrap();
+    let serve = |extra: &[&str]| {
+        Command::new(bin())
+            .args(["serve", "--repo"])
+            .arg(&f.repo)
+            .args(extra)
+            .env("SEXTANT_HOME", &f.home)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = serve(&[]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown toolset `nope`"), "{err}");
+    // The flag wins: core is served (stdin is closed at once, so it exits cleanly).
+    let out = serve(&["--toolsets", "core"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::write(f.home.join("config.toml"), "[mcp]\ntoolset = 1\n").unwrap();
+    let out = serve(&[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("config.toml") && err.contains("unknown field"),
+        "{err}"
+    );
+}

@@ -124,3 +124,35 @@ pub fn read_config_text(path: &Path) -> crate::Result<Option<String>> {
             ))
         })
 }
+
+/// A repository with a data directory under the data home.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnownRepo {
+    /// The data directory's name (`shop-0123456789ab`): a short id for the repository.
+    pub id: String,
+    /// The repository root it belongs to.
+    pub root: PathBuf,
+    /// An index has been published (a database exists).
+    pub indexed: bool,
+}
+
+/// Every repository with a data directory under `home`, by id.
+pub fn known_repositories(home: &Path) -> Vec<KnownRepo> {
+    let Ok(entries) = home.join("repos").read_dir() else {
+        return Vec::new();
+    };
+    let mut out: Vec<KnownRepo> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let dir = DataDir { dir: e.path() };
+            let root = read_config_text(&dir.root_file()).ok().flatten()?;
+            Some(KnownRepo {
+                id: e.file_name().to_string_lossy().into_owned(),
+                root: PathBuf::from(root.trim()),
+                indexed: dir.db().exists(),
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    out
+}

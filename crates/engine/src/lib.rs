@@ -2,6 +2,7 @@
 //! publish) and the queries behind every surface. Returns plain structs; surfaces serialize.
 
 mod changes;
+pub mod config;
 mod eval;
 mod export;
 mod graph;
@@ -24,7 +25,9 @@ pub use eval::{
 pub use export::{EdgeSite, ExportEdge, ExportNode, GraphExport};
 pub use graph::{IMPACT_KINDS, is_test_path};
 pub use grep::{GrepFile, GrepHit, GrepOptions, GrepResult};
-pub use home::{DataDir, data_home, read_config_text, repo_data_dir};
+pub use home::{
+    DataDir, KnownRepo, data_home, known_repositories, read_config_text, repo_data_dir,
+};
 pub use pipeline::{IndexOptions, Progress, find_root, index};
 pub use query::{Repo, SymbolError, status, status_in};
 pub use scip_merge::ScipSummary;

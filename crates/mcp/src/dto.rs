@@ -472,6 +472,18 @@ pub struct StatusData {
     /// A sample of the skipped files.
     pub skipped_files: Vec<SkippedOut>,
     pub database_bytes: u64,
+    /// Every repository with an index in the data home (`repo` arguments take an id or root).
+    pub repositories: Vec<RepositoryOut>,
+}
+
+/// A repository known to the data home.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct RepositoryOut {
+    pub id: String,
+    pub root: String,
+    pub indexed: bool,
+    /// The repository this server was started for (tools use it when `repo` is not given).
+    pub default: bool,
 }
 
 /// A file skipped by the last index.
@@ -508,6 +520,7 @@ impl StatusData {
                 })
                 .collect(),
             database_bytes: s.db_bytes,
+            repositories: Vec::new(),
         }
     }
 }

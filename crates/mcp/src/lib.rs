@@ -81,10 +81,15 @@ pub fn serve(root: PathBuf, options: &ServeOptions) -> Result<(), Error> {
     let runtime = runtime()?;
     let result = runtime.block_on(async move {
         log_start(&root, "stdio");
-        let service = server
-            .serve(rmcp::transport::stdio())
-            .await
-            .map_err(|e| Error::Session(e.to_string()))?;
+        let service = match server.serve(rmcp::transport::stdio()).await {
+            Ok(service) => service,
+            // The client went away before initializing: nothing to serve, not a failure.
+            Err(rmcp::service::ServerInitializeError::ConnectionClosed(why)) => {
+                tracing::info!(%why, "stdin closed before initialize");
+                return Ok(());
+            }
+            Err(e) => return Err(Error::Session(e.to_string())),
+        };
         let reason = service
             .waiting()
             .await

@@ -88,6 +88,15 @@ impl Drop for InFlight {
 }
 
 impl Backend {
+    fn new(root: PathBuf) -> Backend {
+        Backend {
+            root,
+            pool: Mutex::new(Vec::new()),
+            status: Mutex::new(None),
+            in_flight: AtomicUsize::new(0),
+        }
+    }
+
     /// The status, at most `STATUS_TTL` old.
     pub(crate) fn status(&self) -> Result<Status, String> {
         if let Ok(cached) = self.status.lock()
@@ -235,7 +244,10 @@ fn collect_sites(value: &serde_json::Value, out: &mut Vec<(String, u32)>) {
 /// Sextant's MCP server for one repository.
 #[derive(Debug, Clone)]
 pub struct SextantServer {
+    /// The repository the server was started for.
     pub(crate) backend: Arc<Backend>,
+    /// Other indexed repositories named by a `repo` argument, opened on first use.
+    others: Arc<Mutex<Vec<Arc<Backend>>>>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -248,23 +260,63 @@ impl SextantServer {
     /// A server listing only the tools of `toolsets` (see [`crate::toolsets::parse`]).
     pub fn with_toolsets(root: PathBuf, toolsets: &[&crate::toolsets::Toolset]) -> Self {
         SextantServer {
-            backend: Arc::new(Backend {
-                root,
-                pool: Mutex::new(Vec::new()),
-                status: Mutex::new(None),
-                in_flight: AtomicUsize::new(0),
-            }),
+            backend: Arc::new(Backend::new(root)),
+            others: Arc::new(Mutex::new(Vec::new())),
             tool_router: crate::toolsets::router(toolsets),
         }
     }
 
     /// Runs a query on the blocking pool, within the deadline; a panic becomes a tool error.
-    pub(crate) async fn blocking<T, F>(&self, f: F) -> Answer<T>
+    /// The backend of the repository a `repo` argument names: "" is the server's own; else a
+    /// root path or a data-directory id of an indexed repository in the data home.
+    pub(crate) fn backend_for(&self, repo: &str) -> Result<Arc<Backend>, String> {
+        let repo = repo.trim();
+        if repo.is_empty() {
+            return Ok(self.backend.clone());
+        }
+        let known = engine::known_repositories(&engine::data_home());
+        let wanted = std::path::Path::new(repo)
+            .canonicalize()
+            .unwrap_or_else(|_| PathBuf::from(repo));
+        let Some(found) = known
+            .iter()
+            .find(|k| k.indexed && (k.id == repo || k.root == wanted))
+        else {
+            let list: Vec<String> = known
+                .iter()
+                .filter(|k| k.indexed)
+                .map(|k| format!("{} ({})", k.id, k.root.display()))
+                .collect();
+            return Err(format!(
+                "argument `repo`: `{repo}` is not an indexed repository; indexed: {}. Index it with `sextant index PATH`",
+                if list.is_empty() {
+                    "none".to_string()
+                } else {
+                    list.join(", ")
+                }
+            ));
+        };
+        if found.root == self.backend.root {
+            return Ok(self.backend.clone());
+        }
+        let mut others = self
+            .others
+            .lock()
+            .map_err(|_| "internal error: repository table poisoned".to_string())?;
+        if let Some(b) = others.iter().find(|b| b.root == found.root) {
+            return Ok(b.clone());
+        }
+        let b = Arc::new(Backend::new(found.root.clone()));
+        others.push(b.clone());
+        Ok(b)
+    }
+
+    pub(crate) async fn blocking<T, F>(&self, repo: &str, f: F) -> Answer<T>
     where
         T: serde::Serialize + Send + 'static,
         F: FnOnce(&Backend) -> Result<Envelope<T>, String> + Send + 'static,
     {
-        let backend = self.backend.clone();
+        let backend = self.backend_for(repo)?;
         let running = backend.in_flight.fetch_add(1, Ordering::AcqRel);
         let guard = InFlight(backend.clone());
         if running >= MAX_IN_FLIGHT {

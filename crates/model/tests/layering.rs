@@ -43,6 +43,8 @@ const ALLOWED: &[(&str, &[&str], &[&str])] = &[
             "rayon",
             "regex",
             "globset",
+            "serde",
+            "toml",
             "crossbeam-channel",
             "rustc-hash",
             "thiserror",

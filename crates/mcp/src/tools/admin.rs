@@ -19,14 +19,27 @@ use crate::server::{SextantServer, engine_err};
 #[tool_router(router = admin_tools, vis = "pub(crate)")]
 impl SextantServer {
     #[tool(
-        description = "Index status of the repository: commit indexed vs HEAD (`stale`), files, languages, skipped files by reason. Call it when answers look out of date or a tool says the repository is not indexed.",
+        description = "Index status: commit indexed vs HEAD (`stale`), files, languages, skipped files by reason, and every indexed repository (pass one's id or path as `repo` to any tool). Call it when answers look out of date or a tool says the repository is not indexed.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
-    async fn status(&self) -> Result<Json<Envelope<StatusData>>, String> {
-        self.blocking(|b| {
+    async fn status(
+        &self,
+        Parameters(a): Parameters<StatusArgs>,
+    ) -> Result<Json<Envelope<StatusData>>, String> {
+        let current = self.backend.root.clone();
+        self.blocking(&a.repo, move |b| {
             let started = Instant::now();
             let status = engine::status(&b.root, 20).map_err(engine_err)?;
-            let data = StatusData::from(&status);
+            let mut data = StatusData::from(&status);
+            data.repositories = engine::known_repositories(&engine::data_home())
+                .into_iter()
+                .map(|k| RepositoryOut {
+                    default: k.root == current,
+                    id: k.id,
+                    root: k.root.display().to_string(),
+                    indexed: k.indexed,
+                })
+                .collect();
             let meta = b.plain_meta(&status, started, json_len(&data) as u64);
             Ok(Envelope { data, meta })
         })
@@ -75,7 +88,7 @@ impl SextantServer {
                 cancel.store(true, Ordering::Relaxed);
             })
         };
-        let backend = self.backend.clone();
+        let backend = self.backend_for(&a.repo)?;
         let root = backend.root.clone();
         let options = IndexOptions {
             full: a.full,
@@ -147,7 +160,21 @@ impl SextantServer {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IndexArgs {
+    /// The repository: its root path, or its id from `status`. Default "": the repository this
+    /// server was started for.
+    #[serde(default)]
+    pub repo: String,
     /// Parse every file again instead of reusing unchanged ones. Default false.
     #[serde(default)]
     pub full: bool,
+}
+
+/// `status` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StatusArgs {
+    /// The repository: its root path, or its id. Default "": the repository this server was
+    /// started for.
+    #[serde(default)]
+    pub repo: String,
 }

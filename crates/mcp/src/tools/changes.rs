@@ -36,6 +36,10 @@ pub enum GrepMode {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GrepArgs {
+    /// The repository: its root path, or its id from `status`. Default "": the repository this
+    /// server was started for.
+    #[serde(default)]
+    pub repo: String,
     /// A regular expression (Rust `regex` syntax, linear time: no backreferences or lookaround),
     /// or a literal string with `fixed`.
     pub pattern: String,
@@ -135,6 +139,10 @@ fn check_repo_path(argument: &str, path: &str) -> Result<(), String> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ChangesArgs {
+    /// The repository: its root path, or its id from `status`. Default "": the repository this
+    /// server was started for.
+    #[serde(default)]
+    pub repo: String,
     /// Git revision to compare from (`main`, `HEAD~3`, a commit; `a..b` ranges too). Default
     /// "": HEAD.
     #[serde(default)]
@@ -220,7 +228,7 @@ impl SextantServer {
         &self,
         Parameters(a): Parameters<GrepArgs>,
     ) -> Result<Json<Envelope<GrepData>>, String> {
-        self.blocking(move |b| {
+        self.blocking(&a.repo.clone(), move |b| {
             b.answer(|repo, meta| {
                 if a.pattern.is_empty() {
                     return Err("argument `pattern` must not be empty".into());
@@ -323,7 +331,7 @@ impl SextantServer {
         &self,
         Parameters(a): Parameters<ChangesArgs>,
     ) -> Result<Json<Envelope<ChangesData>>, String> {
-        self.blocking(move |b| {
+        self.blocking(&a.repo.clone(), move |b| {
             b.answer(|repo, meta| {
                 let mut limits = Limits::default();
                 let depth = if a.depth == 0 {

@@ -24,6 +24,10 @@ fn default_overview_top() -> u32 {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HierarchyArgs {
+    /// The repository: its root path, or its id from `status`. Default "": the repository this
+    /// server was started for.
+    #[serde(default)]
+    pub repo: String,
     #[schemars(description = SYMBOL_DOC)]
     pub symbol: String,
     /// Levels up and down. Default 3, at most 6.
@@ -79,6 +83,10 @@ pub enum ImpactWay {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ImpactArgs {
+    /// The repository: its root path, or its id from `status`. Default "": the repository this
+    /// server was started for.
+    #[serde(default)]
+    pub repo: String,
     /// The symbol to analyse (same syntax as the other tools). Give this, `symbols`, or both.
     #[serde(default)]
     pub symbol: String,
@@ -161,6 +169,10 @@ pub struct ImpactData {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PathArgs {
+    /// The repository: its root path, or its id from `status`. Default "": the repository this
+    /// server was started for.
+    #[serde(default)]
+    pub repo: String,
     /// Where the path starts (same syntax as `symbol` elsewhere).
     pub from: String,
     /// Where it ends.
@@ -206,6 +218,10 @@ pub struct PathData {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OverviewArgs {
+    /// The repository: its root path, or its id from `status`. Default "": the repository this
+    /// server was started for.
+    #[serde(default)]
+    pub repo: String,
     /// Entries per list (areas, entry points, central symbols, largest files). Default 10, at
     /// most 50.
     #[serde(default = "default_overview_top")]
@@ -434,7 +450,7 @@ impl SextantServer {
         &self,
         Parameters(a): Parameters<HierarchyArgs>,
     ) -> Result<Json<Envelope<HierarchyData>>, String> {
-        self.blocking(move |b| {
+        self.blocking(&a.repo.clone(), move |b| {
             b.answer(|repo, meta| {
                 let mut limits = Limits::default();
                 let depth = limits.clamp("depth", a.depth, 3, 1, 6);
@@ -490,7 +506,7 @@ impl SextantServer {
         &self,
         Parameters(a): Parameters<ImpactArgs>,
     ) -> Result<Json<Envelope<ImpactData>>, String> {
-        self.blocking(move |b| {
+        self.blocking(&a.repo.clone(), move |b| {
             b.answer(|repo, meta| {
                 let mut limits = Limits::default();
                 let depth = limits.clamp("depth", a.depth, 3, 1, 6);
@@ -547,7 +563,7 @@ impl SextantServer {
         &self,
         Parameters(a): Parameters<PathArgs>,
     ) -> Result<Json<Envelope<PathData>>, String> {
-        self.blocking(move |b| {
+        self.blocking(&a.repo.clone(), move |b| {
             b.answer(|repo, meta| {
                 let mut limits = Limits::default();
                 let max_depth = limits.clamp("max_depth", a.max_depth, 8, 1, 20);
@@ -605,7 +621,7 @@ impl SextantServer {
         &self,
         Parameters(a): Parameters<OverviewArgs>,
     ) -> Result<Json<Envelope<OverviewData>>, String> {
-        self.blocking(move |b| {
+        self.blocking(&a.repo.clone(), move |b| {
             b.answer(|repo, meta| {
                 let mut limits = Limits::default();
                 let mut top = limits.clamp("top", a.top, 10, 1, 50) as usize;

@@ -23,6 +23,10 @@ const SEARCH_CAP: usize = 1000;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchArgs {
+    /// The repository: its root path, or its id from `status`. Default "": the repository this
+    /// server was started for.
+    #[serde(default)]
+    pub repo: String,
     /// A name (`UserStore`, `get_user`), a qualified name (`users.UserStore`) or words
     /// (`user id` finds `getUserById`).
     pub query: String,
@@ -58,6 +62,10 @@ pub struct SearchArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SymbolArgs {
+    /// The repository: its root path, or its id from `status`. Default "": the repository this
+    /// server was started for.
+    #[serde(default)]
+    pub repo: String,
     #[schemars(description = SYMBOL_DOC)]
     pub symbol: String,
     /// Answer budget in tokens. Default 8000, at most 32000.
@@ -69,6 +77,10 @@ pub struct SymbolArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SourceArgs {
+    /// The repository: its root path, or its id from `status`. Default "": the repository this
+    /// server was started for.
+    #[serde(default)]
+    pub repo: String,
     /// The symbol whose definition to show (same syntax as the other tools). Give this or `path`.
     #[serde(default)]
     pub symbol: String,
@@ -104,6 +116,10 @@ pub struct SourceArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReferencesArgs {
+    /// The repository: its root path, or its id from `status`. Default "": the repository this
+    /// server was started for.
+    #[serde(default)]
+    pub repo: String,
     #[schemars(description = SYMBOL_DOC)]
     pub symbol: String,
     /// Only these edge kinds (calls, instantiates, uses_type, inherits, implements, imports,
@@ -143,6 +159,10 @@ pub enum Direction {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CallsArgs {
+    /// The repository: its root path, or its id from `status`. Default "": the repository this
+    /// server was started for.
+    #[serde(default)]
+    pub repo: String,
     #[schemars(description = SYMBOL_DOC)]
     pub symbol: String,
     /// `in` (callers) or `out` (callees). Default `in`.
@@ -172,7 +192,7 @@ impl SextantServer {
         &self,
         Parameters(a): Parameters<SearchArgs>,
     ) -> Result<Json<Envelope<SearchData>>, String> {
-        self.blocking(move |b| {
+        self.blocking(&a.repo.clone(), move |b| {
             b.answer(|repo, meta| {
                 let query = a.query.trim().to_string();
                 if query.is_empty() {
@@ -235,7 +255,28 @@ impl SextantServer {
                         symbol: SymbolOut::with_mode(&h.symbol, a.mode),
                     })
                     .collect();
-                let cut = fit(&mut results, 256 + query.len(), budget);
+                // Over budget in full mode: degrade to compact before dropping results.
+                let whole = results.len();
+                let mut probe = results.clone();
+                let mut cut = fit(&mut probe, 256 + query.len(), budget);
+                if cut && a.mode == ListMode::Full {
+                    let mut compact: Vec<SearchHitOut> = hits
+                        .iter()
+                        .skip(offset)
+                        .take(limit)
+                        .map(|h| SearchHitOut {
+                            matched: h.matched.to_string(),
+                            symbol: SymbolOut::compact(&h.symbol),
+                        })
+                        .collect();
+                    cut = fit(&mut compact, 256 + query.len(), budget);
+                    limits.applied.push(format!(
+                        "mode full → compact: {whole} full results exceed max_tokens"
+                    ));
+                    results = compact;
+                } else {
+                    results = probe;
+                }
                 page_meta(meta, "search", fp, offset, results.len(), more, cut);
                 meta.limit = Some(limit as u32);
                 meta.limits_applied = limits.applied;
@@ -264,7 +305,7 @@ impl SextantServer {
         &self,
         Parameters(a): Parameters<SymbolArgs>,
     ) -> Result<Json<Envelope<CardData>>, String> {
-        self.blocking(move |b| {
+        self.blocking(&a.repo.clone(), move |b| {
             b.answer(|repo, meta| {
                 let mut limits = Limits::default();
                 let budget = limits.budget_bytes(a.max_tokens);
@@ -312,8 +353,10 @@ impl SextantServer {
         &self,
         Parameters(a): Parameters<SourceArgs>,
     ) -> Result<Json<Envelope<SourceData>>, String> {
-        self.blocking(move |b| b.answer(|repo, meta| source(repo, meta, a)))
-            .await
+        self.blocking(&a.repo.clone(), move |b| {
+            b.answer(|repo, meta| source(repo, meta, a))
+        })
+        .await
     }
 
     #[tool(
@@ -324,7 +367,7 @@ impl SextantServer {
         &self,
         Parameters(a): Parameters<ReferencesArgs>,
     ) -> Result<Json<Envelope<ReferencesData>>, String> {
-        self.blocking(move |b| {
+        self.blocking(&a.repo.clone(), move |b| {
             b.answer(|repo, meta| {
                 let kinds = check_kinds("kind", &a.kind, true)?;
                 let mut limits = Limits::default();
@@ -414,7 +457,7 @@ impl SextantServer {
         &self,
         Parameters(a): Parameters<CallsArgs>,
     ) -> Result<Json<Envelope<CallsData>>, String> {
-        self.blocking(move |b| {
+        self.blocking(&a.repo.clone(), move |b| {
             b.answer(|repo, meta| {
                 let mut limits = Limits::default();
                 let depth = limits.clamp("depth", a.depth, 3, 1, 6);
