@@ -12,6 +12,7 @@ every check passes; prints "N passed, 0 failed".
 """
 
 import argparse
+import re
 import asyncio
 import contextlib
 import os
@@ -22,7 +23,10 @@ import threading
 import jsonschema
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamablehttp_client
+try:  # 1.x
+    from mcp.client.streamable_http import streamablehttp_client as http_client
+except ImportError:  # 2.x
+    from mcp.client.streamable_http import streamable_http_client as http_client
 
 TOOLS = {
     "search",
@@ -40,6 +44,14 @@ TOOLS = {
     "index",
 }
 WRITES = {"index"}
+
+
+
+def field(obj, camel):
+    """An attribute by its 1.x (camelCase) or 2.x (snake_case) name."""
+    if hasattr(obj, camel):
+        return getattr(obj, camel)
+    return getattr(obj, re.sub(r"(?<!^)([A-Z])", lambda m: "_" + m.group(1).lower(), camel))
 
 
 def type_arrays(schema, where="inputSchema"):
@@ -82,8 +94,8 @@ async def connect(binary, repo, transport):
         assert url, "the server did not print its address"
         # Keep draining stderr so the server never blocks on a full pipe.
         threading.Thread(target=lambda: [None for _ in server.stderr], daemon=True).start()
-        async with streamablehttp_client(url) as (read, write, _session_id):
-            yield read, write
+        async with http_client(url) as streams:
+            yield streams[0], streams[1]
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -95,7 +107,7 @@ async def run(binary, repo, transport):
         if True:
             async with ClientSession(read, write) as session:
                 init = await session.initialize()
-                assert init.serverInfo.name == "sextant", init.serverInfo
+                assert field(init, "serverInfo").name == "sextant", field(init, "serverInfo")
                 assert init.capabilities.tools is not None
                 assert init.instructions and "sextant index" in init.instructions
                 checks += 1
@@ -106,19 +118,19 @@ async def run(binary, repo, transport):
                 schemas = {}
                 for name, tool in tools.items():
                     assert tool.description, name
-                    assert tool.inputSchema.get("type") == "object", (name, tool.inputSchema)
-                    assert not type_arrays(tool.inputSchema), (name, type_arrays(tool.inputSchema))
-                    assert tool.outputSchema and tool.outputSchema.get("type") == "object", name
+                    assert field(tool, "inputSchema").get("type") == "object", (name, field(tool, "inputSchema"))
+                    assert not type_arrays(field(tool, "inputSchema")), (name, type_arrays(field(tool, "inputSchema")))
+                    assert field(tool, "outputSchema") and field(tool, "outputSchema").get("type") == "object", name
                     assert tool.annotations, name
-                    assert tool.annotations.readOnlyHint is (name not in WRITES), name
-                    jsonschema.Draft202012Validator.check_schema(tool.outputSchema)
-                    schemas[name] = tool.outputSchema
+                    assert field(tool.annotations, "readOnlyHint") is (name not in WRITES), name
+                    jsonschema.Draft202012Validator.check_schema(field(tool, "outputSchema"))
+                    schemas[name] = field(tool, "outputSchema")
                 checks += 1
 
                 async def call(name, arguments, progress=None):
                     result = await session.call_tool(name, arguments, progress_callback=progress)
-                    assert not result.isError, (name, result.content)
-                    content = result.structuredContent
+                    assert not field(result, "isError"), (name, result.content)
+                    content = field(result, "structuredContent")
                     assert content is not None, name
                     jsonschema.validate(content, schemas[name])
                     # The text mirror carries the same JSON.
@@ -193,7 +205,7 @@ async def run(binary, repo, transport):
                 checks += 1
 
                 missing = await session.call_tool("symbol", {"symbol": "get_usr_by_id"})
-                assert missing.isError and missing.structuredContent is None, missing
+                assert field(missing, "isError") and field(missing, "structuredContent") is None, missing
                 assert "get_user_by_id" in missing.content[0].text, missing.content
                 checks += 1
     return checks

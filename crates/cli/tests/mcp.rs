@@ -1046,9 +1046,33 @@ fn python_has_mcp() -> bool {
         .is_ok_and(|s| s.success())
 }
 
+/// The interpreter with the Python SDK 2.x (`SEXTANT_PY_MCP2`, set by .ci/run).
+fn python_mcp2() -> Option<String> {
+    let py = std::env::var("SEXTANT_PY_MCP2")
+        .ok()
+        .filter(|p| !p.is_empty());
+    if py.is_none() {
+        assert!(
+            std::env::var("SEXTANT_REQUIRE_PY_MCP").as_deref() != Ok("1"),
+            "SEXTANT_REQUIRE_PY_MCP=1 but SEXTANT_PY_MCP2 (a python with mcp==2.3.0) is not set: see .ci/run"
+        );
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!(
+                "SKIPPED the Python SDK 2.x client: set SEXTANT_PY_MCP2 to a python with mcp==2.3.0 (see .ci/run)"
+            );
+        }
+    }
+    py
+}
+
 /// Runs the Python SDK client script over `transport` on a fresh fixture.
 fn python_client(transport: &str) {
-    if !python_has_mcp() {
+    python_client_with("python3", transport);
+}
+
+fn python_client_with(python: &str, transport: &str) {
+    if python == "python3" && !python_has_mcp() {
         assert!(
             std::env::var("SEXTANT_REQUIRE_PY_MCP").as_deref() != Ok("1"),
             "SEXTANT_REQUIRE_PY_MCP=1 but `python3 -c 'import mcp'` fails: install the pinned client (see .ci/run)"
@@ -1064,7 +1088,7 @@ fn python_client(transport: &str) {
     let f = fixture(true);
     let script =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp_python/test_client.py");
-    let out = Command::new("python3")
+    let out = Command::new(python)
         .arg(script)
         .arg("--bin")
         .arg(bin())
@@ -1092,4 +1116,12 @@ fn python_mcp_sdk_client_calls_every_tool_over_stdio() {
 #[test]
 fn python_mcp_sdk_client_calls_every_tool_over_http() {
     python_client("http");
+}
+
+#[test]
+fn python_mcp_sdk_2_client_calls_every_tool_over_stdio_and_http() {
+    if let Some(python) = python_mcp2() {
+        python_client_with(&python, "stdio");
+        python_client_with(&python, "http");
+    }
 }
