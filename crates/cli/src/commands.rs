@@ -14,6 +14,25 @@ fn cwd() -> PathBuf {
     std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
 }
 
+/// `callers`, `callees` and `calls`: the call graph to a depth.
+fn print_calls(
+    cli: &Cli,
+    symbol: &str,
+    incoming: bool,
+    depth: u32,
+    limit: u32,
+) -> Result<(), Error> {
+    let repo = open_repo(cli)?;
+    let s = repo.resolve_symbol(symbol)?;
+    let graph = repo.calls(&s, incoming, depth, limit)?;
+    if cli.json {
+        output::emit_json(&json::calls(&graph));
+    } else {
+        output::emit(&output::calls(&graph));
+    }
+    Ok(())
+}
+
 fn open_repo(cli: &Cli) -> Result<Repo, Error> {
     match &cli.repo {
         Some(path) => Repo::open(&sextant_engine::find_root(path)),
@@ -213,15 +232,14 @@ pub fn run(cli: Cli) -> u8 {
                 limit,
             } => {
                 let incoming = matches!(cli.command, Command::Callers { .. });
-                let repo = open_repo(&cli)?;
-                let s = repo.resolve_symbol(symbol)?;
-                let graph = repo.calls(&s, incoming, *depth, *limit)?;
-                if cli.json {
-                    output::emit_json(&json::calls(&graph));
-                } else {
-                    output::emit(&output::calls(&graph));
-                }
+                print_calls(&cli, symbol, incoming, *depth, *limit)?;
             }
+            Command::Calls {
+                symbol,
+                direction,
+                depth,
+                limit,
+            } => print_calls(&cli, symbol, direction == "in", *depth, *limit)?,
             Command::Hierarchy(args) => {
                 crate::graph_cmds::hierarchy(&open_repo(&cli)?, cli.json, args)?
             }

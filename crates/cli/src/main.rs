@@ -100,6 +100,18 @@ pub enum Command {
         #[arg(long, default_value_t = 100)]
         limit: u32,
     },
+    /// Callers (`--direction in`) or callees (`--direction out`) of a symbol, like the MCP
+    /// `calls` tool.
+    Calls {
+        symbol: String,
+        #[arg(long, value_parser = ["in", "out"], default_value = "in")]
+        direction: String,
+        #[arg(long, default_value_t = 3)]
+        depth: u32,
+        /// At most this many symbols per level.
+        #[arg(long, default_value_t = 20)]
+        limit: u32,
+    },
     /// Type hierarchy of a class (bases, subtypes) or override chain of a method.
     Hierarchy(graph_cmds::HierarchyArgs),
     /// What a change to symbols affects: dependants by distance (1 will break, 2 likely

@@ -211,6 +211,32 @@ fn http_serves_tools_and_refuses_rebinding_foreign_origins_and_big_bodies() {
         .collect();
     assert!(names.contains(&"search".to_string()), "{names:?}");
 
+    // Protocol edges (RELIABILITY.md T13): a notification gets 202 (above); an unknown session
+    // 404; a request without a session 400; an invalid protocol version header 400.
+    let r = server.post(
+        &[
+            ("Mcp-Session-Id", "no-such-session"),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ],
+        &json!({"jsonrpc": "2.0", "id": 20, "method": "tools/list"}),
+    );
+    assert_eq!(r.status, 404, "{}", r.body);
+    let r = server.post(
+        &[("MCP-Protocol-Version", "2025-11-25")],
+        &json!({"jsonrpc": "2.0", "id": 21, "method": "tools/list"}),
+    );
+    assert_eq!(r.status, 400, "{}", r.body);
+    let r = server.post(
+        &[
+            ("Mcp-Session-Id", session.as_str()),
+            ("MCP-Protocol-Version", "1999-01-01"),
+        ],
+        &json!({"jsonrpc": "2.0", "id": 22, "method": "tools/list"}),
+    );
+    assert_eq!(r.status, 400, "{}", r.body);
+    // Session ids are long random tokens.
+    assert!(session.len() >= 32, "{session}");
+
     // DNS rebinding: a foreign Host is refused.
     let r = server.post(&[("Host", "attacker.example")], &initialize("2025-11-25"));
     assert_eq!(r.status, 403, "{}", r.body);

@@ -393,9 +393,13 @@ impl Repo {
         if symbol.kind == "file" {
             return Ok(Completeness::Exact);
         }
-        let (unresolved, sample) =
-            self.store
-                .unresolved_named(self.generation, &symbol.name, ref_kinds, 5)?;
+        let (unresolved, sample) = self.store.unresolved_named(
+            self.generation,
+            &symbol.name,
+            ref_kinds,
+            interoperating(&symbol.language),
+            5,
+        )?;
         let ambiguous = found.iter().filter(|n| n.provenance == "ambiguous").count() as u64;
         if unresolved == 0 && ambiguous == 0 {
             return Ok(Completeness::Exact);
@@ -722,9 +726,13 @@ impl Repo {
         ref_kinds: &[&str],
         limit: u32,
     ) -> Result<(u64, Vec<UnresolvedSite>)> {
-        let (total, rows) =
-            self.store
-                .unresolved_named(self.generation, &symbol.name, ref_kinds, limit)?;
+        let (total, rows) = self.store.unresolved_named(
+            self.generation,
+            &symbol.name,
+            ref_kinds,
+            interoperating(&symbol.language),
+            limit,
+        )?;
         Ok((total, rows.into_iter().map(unresolved_site).collect()))
     }
 
@@ -808,6 +816,24 @@ pub(crate) fn unresolved_site(s: sextant_store::RefSite) -> UnresolvedSite {
         receiver: s.receiver,
         reason: s.reason,
         candidates: s.candidates,
+    }
+}
+
+/// Languages whose code can refer to a definition written in `language` (a Python call never
+/// reaches a Rust method): the unresolved sites that can make a "who uses it" answer incomplete.
+/// Empty (no filter) for languages not listed.
+pub(crate) fn interoperating(language: &str) -> &'static [&'static str] {
+    match language {
+        "python" => &["python"],
+        "rust" => &["rust"],
+        "go" => &["go"],
+        "ruby" => &["ruby"],
+        "php" => &["php"],
+        "csharp" => &["csharp"],
+        "java" | "kotlin" => &["java", "kotlin"],
+        "c" | "cpp" => &["c", "cpp"],
+        "typescript" | "tsx" | "javascript" => &["typescript", "tsx", "javascript"],
+        _ => &[],
     }
 }
 

@@ -90,6 +90,8 @@ pub struct RefSite {
     pub src_id: i64,
     pub reason: String,
     pub candidates: u32,
+    /// Language of the file the reference is in.
+    pub language: String,
 }
 
 /// Counts by key.
@@ -552,7 +554,7 @@ impl Store {
     ) -> Result<Vec<RefSite>> {
         let sql = format!(
             "SELECT r.id, f.path, r.line, r.col, r.kind, r.name, r.receiver, r.src_id, u.reason,
-                    u.candidates
+                    u.candidates, f.language
              FROM refs r
              JOIN unresolved u ON u.ref_id = r.id AND u.generation = ?1
              JOIN file_versions f ON f.id = r.file_id
@@ -573,6 +575,7 @@ impl Store {
                     src_id: r.get(7)?,
                     reason: r.get(8)?,
                     candidates: r.get(9)?,
+                    language: r.get(10)?,
                 })
             })
             .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
@@ -583,22 +586,26 @@ impl Store {
             .collect())
     }
 
-    /// Unresolved (or ambiguous-beyond-limit) references of a generation with this name:
-    /// total count and the first `sample` sites.
+    /// Unresolved (or ambiguous-beyond-limit) references of a generation with this name, in
+    /// files of one of `languages` (all when empty): total count and the first `sample` sites.
     pub fn unresolved_named(
         &self,
         generation: i64,
         name: &str,
         kinds: &[&str],
+        languages: &[&str],
         sample: u32,
     ) -> Result<(u64, Vec<RefSite>)> {
         // A local variable or parameter is never a use of a definition.
-        let rows = self.unresolved_where(
+        let mut rows = self.unresolved_where(
             generation,
             "r.name = ?2 AND u.reason != 'local'",
             &name,
             kinds,
         )?;
+        if !languages.is_empty() {
+            rows.retain(|r| languages.contains(&r.language.as_str()));
+        }
         let count = rows.len() as u64;
         Ok((count, rows.into_iter().take(sample as usize).collect()))
     }
@@ -1099,7 +1106,7 @@ impl Store {
             .conn
             .prepare_cached(
                 "SELECT r.id, f.path, r.line, r.col, r.kind, r.name, r.receiver, r.src_id,
-                        u.reason, u.candidates
+                        u.reason, u.candidates, f.language
                  FROM refs r
                  JOIN unresolved u ON u.ref_id = r.id AND u.generation = ?1
                  JOIN file_versions f ON f.id = r.file_id
@@ -1120,6 +1127,7 @@ impl Store {
                 src_id: r.get(7)?,
                 reason: r.get(8)?,
                 candidates: r.get(9)?,
+                language: r.get(10)?,
             })
         })
         .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())

@@ -148,7 +148,7 @@ fn publish_read_abandon_and_collect() {
     let callees = reader.edges_from(g1, by_name[0].id, &["calls"]).unwrap();
     assert_eq!(callees.len(), 1);
     assert_eq!(callees[0].site.as_ref().map(|s| s.1), Some(2));
-    let (count, sample) = reader.unresolved_named(g1, "missing", &[], 5).unwrap();
+    let (count, sample) = reader.unresolved_named(g1, "missing", &[], &[], 5).unwrap();
     assert_eq!((count, sample[0].receiver.as_deref()), (1, Some("x")));
 
     // An abandoned (crashed) build leaves the published generation active and readable.
