@@ -1187,15 +1187,17 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
-    /// Paths of the files of a generation with a reference to `name` made at top level (from the
-    /// File node itself), e.g. Python's `if __name__ == "__main__":`.
+    /// Paths of the files of a generation with a reference to the bare name `name` (no
+    /// receiver: `x.__name__ = ...` does not count) made at top level (from the File node
+    /// itself), e.g. Python's `if __name__ == "__main__":`.
     pub fn files_with_top_level_ref(&self, generation: i64, name: &str) -> Result<Vec<String>> {
         self.conn
             .prepare_cached(
                 "SELECT DISTINCT f.path FROM refs r
                  JOIN file_versions f ON f.id = r.file_id
                  JOIN gen_files g ON g.file_id = f.id AND g.generation = ?1
-                 WHERE r.name = ?2 AND r.src_id = f.node_id ORDER BY f.path",
+                 WHERE r.name = ?2 AND r.src_id = f.node_id AND r.receiver IS NULL
+                 ORDER BY f.path",
             )
             .and_then(|mut s| {
                 s.query_map(params![generation, name], |r| r.get(0))?
