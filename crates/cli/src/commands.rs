@@ -314,6 +314,7 @@ pub fn run(cli: Cli) -> u8 {
                 let options = sextant_mcp::ServeOptions { toolsets, http };
                 sextant_mcp::serve(root, &options).map_err(|e| Error::Io(e.to_string()))?;
             }
+            Command::Watch(args) => crate::watch_cmd::run(&cli, args)?,
             Command::Export {
                 format,
                 kinds,

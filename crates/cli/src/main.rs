@@ -8,6 +8,7 @@ mod graph_cmds;
 mod json;
 mod output;
 mod setup;
+mod watch_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -173,6 +174,9 @@ pub enum Command {
         #[arg(long, default_value_t = 1 << 20)]
         max_body: usize,
     },
+    /// Index, then keep the index fresh: re-index incrementally whenever files change (and on
+    /// commits and checkouts), with a live status line, until Ctrl-C.
+    Watch(watch_cmd::WatchArgs),
     /// Export the whole graph of the active generation: JSON, JSON lines, Graphviz DOT, GraphML,
     /// or a call graph (caller qualified name → callee qualified names, as JSON).
     Export {

@@ -28,6 +28,23 @@ pub fn emit_json(value: &serde_json::Value) {
     emit(&serde_json::to_string_pretty(value).unwrap_or_default());
 }
 
+/// One JSON object on one line (streams such as `sextant watch --json`).
+pub fn emit_json_line(value: &serde_json::Value) {
+    emit(&serde_json::to_string(value).unwrap_or_default());
+}
+
+/// Replaces the terminal's current line with `text` (no newline): a live status line. Written
+/// in one piece, so an interrupted program never leaves half a line.
+pub fn status_line(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let line = format!("\r\x1b[2K{text}");
+    if let Err(e) = out.write_all(line.as_bytes()).and_then(|_| out.flush())
+        && e.kind() == std::io::ErrorKind::BrokenPipe
+    {
+        std::process::exit(0);
+    }
+}
+
 fn loc(s: &Symbol) -> String {
     format!("{}:{}", s.path, s.start_line)
 }

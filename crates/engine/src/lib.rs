@@ -15,6 +15,7 @@ pub mod redact;
 mod scip_map;
 mod scip_merge;
 mod types;
+mod watch;
 
 pub use changes::{
     ChangeInput, ChangeSet, ChangedFile, ChangedSymbol, IndexSide, LineHunk, read_diff_file,
@@ -33,6 +34,7 @@ pub use query::{Repo, SymbolError, status, status_in};
 pub use scip_merge::ScipSummary;
 pub use sextant_scip::Index as ScipIndex;
 pub use types::*;
+pub use watch::{WatchEvent, WatchOptions, WatchTrigger, watch};
 
 /// Engine failures, each saying what to do.
 #[derive(Debug, thiserror::Error)]

@@ -49,6 +49,8 @@ const ALLOWED: &[(&str, &[&str], &[&str])] = &[
             "rustc-hash",
             "thiserror",
             "tracing",
+            "notify",
+            "notify-debouncer-full",
         ],
         &[
             "model", "lang", "extract", "resolve", "search", "store", "vfs", "git", "scip",

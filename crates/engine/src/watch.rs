@@ -1,0 +1,376 @@
+//! Watching a repository (`sextant watch`, later `sextant serve`): an initial incremental index,
+//! then one incremental re-index per debounced burst of file-system events, until `stop`.
+//!
+//! - Events are debounced (`notify-debouncer-full`) and coalesced: everything that arrives while an
+//!   index runs is queued and produces exactly one follow-up run.
+//! - Under `.git/` only `HEAD` and `refs/**` count (a checkout or commit moves the index to the
+//!   branch); the data home and data directory never count (Sextant's own writes), nor do reads,
+//!   metadata-only changes, `node_modules/`, or a Cargo `target/` at the root.
+//! - When the OS drops events (a rescan flag or a watcher error), the next run is a rescan: it does
+//!   not trust event paths. Every incremental run walks the whole tree and compares content
+//!   hashes, so a rescan misses nothing; only unchanged versions are reused.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use notify::RecursiveMode;
+use notify::event::{AccessKind, AccessMode, EventKind, ModifyKind};
+use notify_debouncer_full::{DebounceEventResult, DebouncedEvent, new_debouncer};
+
+use crate::home::DataDir;
+use crate::{Error, IndexOptions, IndexSummary, Result};
+
+/// How to watch.
+#[derive(Debug, Clone)]
+pub struct WatchOptions {
+    /// Options of every index run (`full` applies to the initial run only; later runs are
+    /// incremental). `cancel` is replaced by [`watch`]'s `stop`.
+    pub index: IndexOptions,
+    /// Quiet time after the last event before re-indexing.
+    pub debounce: Duration,
+}
+
+impl Default for WatchOptions {
+    fn default() -> Self {
+        WatchOptions {
+            index: IndexOptions::default(),
+            debounce: Duration::from_millis(300),
+        }
+    }
+}
+
+/// Why an index run happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WatchTrigger {
+    /// The first run, when watching starts.
+    Initial,
+    /// Files changed.
+    Changes,
+    /// The OS dropped events: the whole tree was rescanned.
+    Rescan,
+}
+
+/// What [`watch`] reports, in order, on the calling thread.
+#[derive(Debug)]
+pub enum WatchEvent {
+    /// An index run starts (`changed` paths reported since the previous run).
+    Indexing {
+        trigger: WatchTrigger,
+        changed: usize,
+    },
+    /// A run published a generation.
+    Indexed {
+        summary: Box<IndexSummary>,
+        trigger: WatchTrigger,
+        /// Repository-relative paths the events named (sorted; empty for the initial run).
+        changed: Vec<String>,
+        /// From the first event of the burst to the published generation (None for the initial
+        /// run).
+        latency: Option<Duration>,
+    },
+    /// Watching (after the initial run, and after every later run).
+    Watching,
+    /// The OS reported dropped events or the watcher failed; a rescan follows.
+    Rescan(String),
+    /// A run failed; the previous generation keeps serving and watching goes on.
+    Error(String),
+}
+
+/// What the event filter needs to know about the repository.
+struct Filter {
+    root: PathBuf,
+    /// Sextant's own directories (data home and this repository's data directory).
+    own: Vec<PathBuf>,
+    cargo_target: bool,
+}
+
+impl Filter {
+    /// The repository-relative path of an event path that should trigger a re-index.
+    fn relevant(&self, path: &Path) -> Option<String> {
+        if self.own.iter().any(|d| path.starts_with(d)) {
+            return None;
+        }
+        let rel = path.strip_prefix(&self.root).ok()?;
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        if rel.is_empty() {
+            return None;
+        }
+        if rel == ".git" {
+            return None;
+        }
+        if let Some(git) = rel.strip_prefix(".git/") {
+            return (git == "HEAD" || git.starts_with("refs/")).then_some(rel);
+        }
+        if rel.split('/').any(|c| c == "node_modules") {
+            return None;
+        }
+        if self.cargo_target && (rel == "target" || rel.starts_with("target/")) {
+            return None;
+        }
+        Some(rel)
+    }
+}
+
+/// Events that may change what is indexed (not reads, opens or metadata-only changes).
+fn changes_content(kind: &EventKind) -> bool {
+    match kind {
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) => false,
+        EventKind::Modify(ModifyKind::Metadata(_)) => false,
+        EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_) => true,
+        EventKind::Any | EventKind::Other => false,
+    }
+}
+
+/// What queued up since the last run.
+#[derive(Default)]
+struct Pending {
+    changed: BTreeSet<String>,
+    rescan: bool,
+    first: Option<Instant>,
+}
+
+impl Pending {
+    fn is_empty(&self) -> bool {
+        self.changed.is_empty() && !self.rescan
+    }
+
+    fn add(
+        &mut self,
+        filter: &Filter,
+        result: DebounceEventResult,
+        on_event: &mut impl FnMut(WatchEvent),
+    ) {
+        match result {
+            Ok(events) => {
+                for DebouncedEvent { event, time } in events {
+                    if event.need_rescan() {
+                        if !self.rescan {
+                            on_event(WatchEvent::Rescan(
+                                "the file-system watcher dropped events".into(),
+                            ));
+                        }
+                        self.rescan = true;
+                        self.first.get_or_insert(time);
+                        continue;
+                    }
+                    if !changes_content(&event.kind) {
+                        continue;
+                    }
+                    let mut any = false;
+                    for p in &event.paths {
+                        if let Some(rel) = filter.relevant(p) {
+                            self.changed.insert(rel);
+                            any = true;
+                        }
+                    }
+                    if any {
+                        self.first = Some(self.first.map_or(time, |f| f.min(time)));
+                    }
+                }
+            }
+            Err(errors) => {
+                let text = errors
+                    .iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                on_event(WatchEvent::Rescan(format!("watcher error: {text}")));
+                self.rescan = true;
+                self.first.get_or_insert_with(Instant::now);
+            }
+        }
+    }
+}
+
+/// Indexes `root` once, then re-indexes it incrementally whenever its files change, until `stop`
+/// is set (checked every 50 ms; an index run in progress is cancelled and never publishes).
+/// Returns `Ok(())` when stopped; errors only when watching cannot start.
+pub fn watch(
+    root: &Path,
+    options: &WatchOptions,
+    mut on_event: impl FnMut(WatchEvent),
+    stop: Arc<AtomicBool>,
+) -> Result<()> {
+    if !root.is_dir() {
+        return Err(Error::NotADirectory(root.display().to_string()));
+    }
+    let root = root
+        .canonicalize()
+        .map_err(|e| Error::Io(format!("{}: {e}", root.display())))?;
+    let home = options
+        .index
+        .home
+        .clone()
+        .unwrap_or_else(crate::home::data_home);
+    let data = DataDir::in_home(&home, &root);
+    let mut own = vec![home.clone(), data.dir.clone()];
+    own.extend(home.canonicalize().ok());
+    own.extend(data.dir.canonicalize().ok());
+    let filter = Filter {
+        cargo_target: root.join("Cargo.toml").is_file(),
+        root: root.clone(),
+        own,
+    };
+
+    let cancelled = || stop.load(Ordering::Relaxed);
+
+    // Watch first, so that changes made during the initial run are not lost.
+    let (tx, rx) = mpsc::channel::<DebounceEventResult>();
+    let mut debouncer = new_debouncer(options.debounce, None, tx)
+        .map_err(|e| Error::Io(format!("cannot watch {}: {e}", root.display())))?;
+    debouncer
+        .watch(&root, RecursiveMode::Recursive)
+        .map_err(|e| Error::Io(format!("cannot watch {}: {e}", root.display())))?;
+
+    let run = |full: bool,
+               trigger: WatchTrigger,
+               changed: Vec<String>,
+               first: Option<Instant>,
+               on_event: &mut dyn FnMut(WatchEvent)|
+     -> bool {
+        on_event(WatchEvent::Indexing {
+            trigger,
+            changed: changed.len(),
+        });
+        let run_options = IndexOptions {
+            full,
+            cancel: Some(stop.clone()),
+            ..options.index.clone()
+        };
+        let result = crate::index(&root, &run_options, &|_| {});
+        match result {
+            Ok(summary) => {
+                on_event(WatchEvent::Indexed {
+                    summary: Box::new(summary),
+                    trigger,
+                    changed,
+                    latency: first.map(|f| f.elapsed()),
+                });
+                true
+            }
+            Err(Error::Cancelled) if cancelled() => false,
+            Err(e) => {
+                on_event(WatchEvent::Error(e.to_string()));
+                true
+            }
+        }
+    };
+
+    if !run(
+        options.index.full,
+        WatchTrigger::Initial,
+        Vec::new(),
+        None,
+        &mut on_event,
+    ) {
+        debouncer.stop();
+        return Ok(());
+    }
+    on_event(WatchEvent::Watching);
+
+    let mut pending = Pending::default();
+    loop {
+        if cancelled() {
+            break;
+        }
+        match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(result) => pending.add(&filter, result, &mut on_event),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                on_event(WatchEvent::Error("the file-system watcher stopped".into()));
+                break;
+            }
+        }
+        // Coalesce whatever else is already queued.
+        while let Ok(result) = rx.try_recv() {
+            pending.add(&filter, result, &mut on_event);
+        }
+        if pending.is_empty() {
+            continue;
+        }
+        let batch = std::mem::take(&mut pending);
+        let trigger = if batch.rescan {
+            WatchTrigger::Rescan
+        } else {
+            WatchTrigger::Changes
+        };
+        if !run(
+            false,
+            trigger,
+            batch.changed.into_iter().collect(),
+            batch.first,
+            &mut on_event,
+        ) {
+            break;
+        }
+        on_event(WatchEvent::Watching);
+    }
+    debouncer.stop();
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn filter() -> Filter {
+        Filter {
+            root: PathBuf::from("/r"),
+            own: vec![PathBuf::from("/r/.sextant")],
+            cargo_target: true,
+        }
+    }
+
+    #[test]
+    fn git_internals_count_only_for_head_and_refs() {
+        let f = filter();
+        assert_eq!(
+            f.relevant(Path::new("/r/.git/HEAD")).as_deref(),
+            Some(".git/HEAD")
+        );
+        assert!(f.relevant(Path::new("/r/.git/refs/heads/main")).is_some());
+        assert!(f.relevant(Path::new("/r/.git/index")).is_none());
+        assert!(f.relevant(Path::new("/r/.git/objects/ab/cd")).is_none());
+        assert!(f.relevant(Path::new("/r/.git")).is_none());
+    }
+
+    #[test]
+    fn own_data_build_output_and_outside_paths_do_not_count() {
+        let f = filter();
+        assert!(
+            f.relevant(Path::new("/r/.sextant/repos/x/index.db"))
+                .is_none()
+        );
+        assert!(f.relevant(Path::new("/r/target/debug/x")).is_none());
+        assert!(f.relevant(Path::new("/r/web/node_modules/a.js")).is_none());
+        assert!(f.relevant(Path::new("/elsewhere/a.py")).is_none());
+        assert_eq!(
+            f.relevant(Path::new("/r/src/target.rs")).as_deref(),
+            Some("src/target.rs")
+        );
+    }
+
+    #[test]
+    fn reads_and_metadata_do_not_count() {
+        use notify::event::{CreateKind, DataChange, MetadataKind, RemoveKind};
+        assert!(!changes_content(&EventKind::Access(AccessKind::Open(
+            AccessMode::Any
+        ))));
+        assert!(!changes_content(&EventKind::Access(AccessKind::Close(
+            AccessMode::Read
+        ))));
+        assert!(!changes_content(&EventKind::Modify(ModifyKind::Metadata(
+            MetadataKind::AccessTime
+        ))));
+        assert!(changes_content(&EventKind::Modify(ModifyKind::Data(
+            DataChange::Any
+        ))));
+        assert!(changes_content(&EventKind::Create(CreateKind::File)));
+        assert!(changes_content(&EventKind::Remove(RemoveKind::Any)));
+    }
+}

@@ -1,0 +1,246 @@
+//! `watch` on a real git repository in a temp dir: edits, new files, deletions and commits are
+//! indexed without being asked, and Sextant's own writes never re-trigger it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
+
+use sextant_engine::{IndexOptions, Repo, SearchOptions, WatchEvent, WatchOptions, WatchTrigger};
+
+const DEBOUNCE: Duration = Duration::from_millis(150);
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stderr(Stdio::inherit())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// What the watcher thread reports, reduced to what the test checks.
+#[derive(Debug)]
+enum Seen {
+    Indexing,
+    Indexed {
+        generation: i64,
+        trigger: WatchTrigger,
+        changed: Vec<String>,
+    },
+    Error(String),
+}
+
+struct Watching {
+    dir: PathBuf,
+    home: PathBuf,
+    rx: mpsc::Receiver<Seen>,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<sextant_engine::Result<()>>>,
+}
+
+impl Watching {
+    fn start(dir: &Path, home: &Path) -> Watching {
+        let (tx, rx) = mpsc::channel();
+        let stop = Arc::new(AtomicBool::new(false));
+        let options = WatchOptions {
+            index: IndexOptions {
+                home: Some(home.to_path_buf()),
+                threads: 1,
+                ..IndexOptions::default()
+            },
+            debounce: DEBOUNCE,
+        };
+        let thread = {
+            let (dir, stop) = (dir.to_path_buf(), stop.clone());
+            std::thread::spawn(move || {
+                sextant_engine::watch(
+                    &dir,
+                    &options,
+                    |event| {
+                        let seen = match event {
+                            WatchEvent::Indexing { .. } => Seen::Indexing,
+                            WatchEvent::Indexed {
+                                summary,
+                                trigger,
+                                changed,
+                                ..
+                            } => Seen::Indexed {
+                                generation: summary.generation,
+                                trigger,
+                                changed,
+                            },
+                            WatchEvent::Error(e) => Seen::Error(e),
+                            WatchEvent::Watching | WatchEvent::Rescan(_) => return,
+                        };
+                        let _ = tx.send(seen);
+                    },
+                    stop,
+                )
+            })
+        };
+        Watching {
+            dir: dir.to_path_buf(),
+            home: home.to_path_buf(),
+            rx,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    /// The next published generation, with the paths that triggered it.
+    fn next_indexed(&self) -> (i64, WatchTrigger, Vec<String>) {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.rx.recv_timeout(left) {
+                Ok(Seen::Indexed {
+                    generation,
+                    trigger,
+                    changed,
+                }) => return (generation, trigger, changed),
+                Ok(Seen::Error(e)) => panic!("index run failed: {e}"),
+                Ok(Seen::Indexing) => {}
+                Err(e) => panic!("no generation published within {TIMEOUT:?}: {e}"),
+            }
+        }
+    }
+
+    /// Polls the published index until `check` holds (or fails after the timeout).
+    fn wait_until(&self, what: &str, check: impl Fn(&Repo) -> bool) -> i64 {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Ok(repo) = Repo::open_in(&self.home, &self.dir)
+                && check(&repo)
+            {
+                return repo.generation();
+            }
+            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn stop(mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        let result = self.thread.take().unwrap().join().unwrap();
+        assert!(result.is_ok(), "{result:?}");
+    }
+}
+
+fn defines(repo: &Repo, name: &str) -> bool {
+    let options = SearchOptions {
+        limit: 5,
+        ..SearchOptions::default()
+    };
+    repo.search(name, &options)
+        .unwrap()
+        .iter()
+        .any(|h| h.matched == "exact" && h.symbol.name == name)
+}
+
+#[test]
+fn watch_reindexes_edits_new_and_deleted_files_and_commits_but_not_its_own_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("repo");
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    git(&dir, &["init", "-q", "-b", "main"]);
+    std::fs::write(
+        dir.join("src/shop.py"),
+        "class Cart:\n    def add(self, item):\n        return item\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("src/util.py"),
+        "def double(x):\n    return x * 2\n",
+    )
+    .unwrap();
+    git(&dir, &["add", "."]);
+    git(&dir, &["commit", "-q", "-m", "one"]);
+    let dir = dir.canonicalize().unwrap();
+
+    let w = Watching::start(&dir, &home);
+    let (initial, trigger, _) = w.next_indexed();
+    assert_eq!(trigger, WatchTrigger::Initial);
+    assert!(initial > 0);
+
+    // An edit.
+    std::fs::write(
+        dir.join("src/util.py"),
+        "def double(x):\n    return x * 2\n\n\ndef quadruple_watched(x):\n    return double(double(x))\n",
+    )
+    .unwrap();
+    let after_edit = w.wait_until("the edit", |r| defines(r, "quadruple_watched"));
+    assert!(after_edit > initial);
+    let (_, trigger, changed) = w.next_indexed();
+    assert_eq!(trigger, WatchTrigger::Changes);
+    assert!(changed.contains(&"src/util.py".to_string()), "{changed:?}");
+
+    // A new file and a deleted one, in one burst.
+    std::fs::write(
+        dir.join("src/extra.py"),
+        "def brand_new_watched():\n    return 1\n",
+    )
+    .unwrap();
+    std::fs::remove_file(dir.join("src/shop.py")).unwrap();
+    let after_files = w.wait_until("the new and the deleted file", |r| {
+        defines(r, "brand_new_watched") && !defines(r, "Cart")
+    });
+    assert!(after_files > after_edit);
+
+    // A commit changes no working-tree file but moves the branch: the index follows it.
+    git(&dir, &["add", "-A"]);
+    git(&dir, &["commit", "-q", "-m", "two"]);
+    let head = git(&dir, &["rev-parse", "HEAD"]).trim().to_string();
+    w.wait_until("the commit", |_| {
+        sextant_engine::status_in(&home, &dir, 0)
+            .ok()
+            .and_then(|s| s.graph_commit)
+            .as_deref()
+            == Some(head.as_str())
+    });
+
+    // Quiet: drain what is already reported, then nothing may run for two debounce periods
+    // (plus scheduling slack) although every run above wrote the database and read every file.
+    while w.rx.recv_timeout(DEBOUNCE * 2).is_ok() {}
+    let settled = Repo::open_in(&home, &dir).unwrap().generation();
+    let quiet = w.rx.recv_timeout(DEBOUNCE * 2 + Duration::from_millis(200));
+    assert!(quiet.is_err(), "re-triggered by nothing: {quiet:?}");
+    assert_eq!(Repo::open_in(&home, &dir).unwrap().generation(), settled);
+
+    w.stop();
+}
+
+#[test]
+fn watch_stops_during_the_initial_index() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("repo");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("a.py"), "def a():\n    return 1\n").unwrap();
+    let stop = Arc::new(AtomicBool::new(true));
+    let options = WatchOptions {
+        index: IndexOptions {
+            home: Some(tmp.path().join("home")),
+            ..IndexOptions::default()
+        },
+        debounce: DEBOUNCE,
+    };
+    let mut published = false;
+    sextant_engine::watch(
+        &dir,
+        &options,
+        |e| published |= matches!(e, WatchEvent::Indexed { .. }),
+        stop,
+    )
+    .unwrap();
+    assert!(!published, "a stopped watch must not publish");
+}
