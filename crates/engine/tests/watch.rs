@@ -129,6 +129,25 @@ impl Watching {
         }
     }
 
+    /// Waits until nothing has been reported for two debounce periods (plus scheduling slack),
+    /// then checks that nothing runs for as long again: the generation stays put. Fails if the
+    /// watcher keeps re-triggering itself.
+    fn assert_settles(&self) {
+        let deadline = Instant::now() + TIMEOUT;
+        while self.rx.recv_timeout(DEBOUNCE * 2).is_ok() {
+            assert!(Instant::now() < deadline, "the watcher never goes quiet");
+        }
+        let settled = Repo::open_in(&self.home, &self.dir).unwrap().generation();
+        let quiet = self
+            .rx
+            .recv_timeout(DEBOUNCE * 2 + Duration::from_millis(200));
+        assert!(quiet.is_err(), "re-triggered by nothing: {quiet:?}");
+        assert_eq!(
+            Repo::open_in(&self.home, &self.dir).unwrap().generation(),
+            settled
+        );
+    }
+
     fn stop(mut self) {
         self.stop.store(true, Ordering::Relaxed);
         let result = self.thread.take().unwrap().join().unwrap();
@@ -209,14 +228,27 @@ fn watch_reindexes_edits_new_and_deleted_files_and_commits_but_not_its_own_write
             == Some(head.as_str())
     });
 
-    // Quiet: drain what is already reported, then nothing may run for two debounce periods
-    // (plus scheduling slack) although every run above wrote the database and read every file.
-    while w.rx.recv_timeout(DEBOUNCE * 2).is_ok() {}
-    let settled = Repo::open_in(&home, &dir).unwrap().generation();
-    let quiet = w.rx.recv_timeout(DEBOUNCE * 2 + Duration::from_millis(200));
-    assert!(quiet.is_err(), "re-triggered by nothing: {quiet:?}");
-    assert_eq!(Repo::open_in(&home, &dir).unwrap().generation(), settled);
+    // Quiet, although every run above wrote the database and read every file.
+    w.assert_settles();
 
+    w.stop();
+}
+
+#[test]
+fn a_data_home_inside_the_repository_never_retriggers_the_watch() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("repo");
+    std::fs::create_dir_all(&dir).unwrap();
+    git(&dir, &["init", "-q", "-b", "main"]);
+    std::fs::write(dir.join("a.py"), "def a():\n    return 1\n").unwrap();
+    let dir = dir.canonicalize().unwrap();
+    // The data home (database, WAL, lock, root.txt) lives inside the watched tree.
+    let w = Watching::start(&dir, &dir.join(".sextant"));
+    let (initial, ..) = w.next_indexed();
+    std::fs::write(dir.join("a.py"), "def a_inside():\n    return 1\n").unwrap();
+    let edited = w.wait_until("the edit", |r| defines(r, "a_inside"));
+    assert!(edited > initial);
+    w.assert_settles();
     w.stop();
 }
 
