@@ -466,7 +466,6 @@ pub fn index(
             summary.bytes_extracted += item.size;
             let lang_rules = rule_for(&item.language);
             let t_rows = Instant::now();
-            let rows = file_rows(&item, &mut next, lang_rules, &mut inputs);
             if item.facts.as_ref().is_some_and(|f| {
                 f.diagnostics
                     .iter()
@@ -474,6 +473,11 @@ pub fn index(
             }) {
                 summary.files_with_syntax_errors += 1;
             }
+            let extractor = versions
+                .get(item.language.id())
+                .map(String::as_str)
+                .unwrap_or_default();
+            let rows = file_rows(item, extractor, &mut next, lang_rules, &mut inputs);
             batch.push(rows);
             rows_seconds += t_rows.elapsed().as_secs_f64();
             if batch.len() >= BATCH {
@@ -482,7 +486,7 @@ pub fn index(
                     write_error = Some(e.into());
                 }
                 sql_seconds += t_sql.elapsed().as_secs_f64();
-                batch.clear();
+                absorb_rows(&mut batch, &mut inputs);
             }
         }
     });
@@ -496,6 +500,7 @@ pub fn index(
     });
     progress(Progress::Writing);
     builder.write_files(&batch)?;
+    absorb_rows(&mut batch, &mut inputs);
     drop(batch);
     builder.reuse_files(&reused)?;
     mark("extract", &mut phases);
@@ -742,78 +747,88 @@ struct ResolverInputs {
     bindings: Vec<resolve::Bind>,
 }
 
-/// Turns one extracted file into rows (allocating ids) and resolver inputs.
+/// Turns one extracted file into rows (allocating ids), moving its facts; the file's resolver
+/// context goes to `inputs` now, the rest follows from the rows once they are written
+/// ([`absorb_rows`]), so no name is copied twice.
 fn file_rows(
-    item: &Extracted,
+    item: Extracted,
+    extractor: &str,
     next: &mut sextant_store::IdRanges,
     lang: usize,
     inputs: &mut ResolverInputs,
 ) -> FileBatch {
-    let facts = item.facts.as_ref().expect("extracted");
-    let language = item.language.id();
-    let sep = item.language.manifest.separator.as_str();
+    let Extracted {
+        path,
+        language: item_language,
+        module,
+        hash,
+        size,
+        lossy,
+        uncommitted,
+        facts,
+        ..
+    } = item;
+    let facts = facts.expect("extracted");
+    let language = item_language.id();
+    let sep = item_language.manifest.separator.as_str();
     let file_id = next.file;
     next.file += 1;
     let file_node = next.node;
     next.node += 1;
-    let file_name = item
-        .path
-        .rsplit('/')
-        .next()
-        .unwrap_or(&item.path)
-        .to_string();
+    let file_name = path.rsplit('/').next().unwrap_or(&path).to_string();
     let mut nodes = Vec::with_capacity(facts.definitions.len() + 1);
     nodes.push(NewNode {
         id: file_node,
         file_id,
-        stable_id: stable_id("file", &item.path, ""),
+        stable_id: stable_id("file", &path, ""),
         kind: NodeKind::File,
-        name: file_name.clone(),
-        qname: item.path.clone(),
+        name_tokens: sextant_search::name_tokens(&file_name),
+        name: file_name,
+        qname: path.clone(),
         language: language.to_string(),
         parent_id: None,
         span: sextant_model::Span {
             end_line: facts.line_count,
-            end_byte: item.size as u32,
+            end_byte: size as u32,
             start_line: 1,
             ..Default::default()
         },
-        signature: item.path.clone(),
+        signature: path.clone(),
         doc: None,
         visibility: Visibility::Public,
         modifiers: String::new(),
         complexity: None,
         type_text: None,
-        name_tokens: sextant_search::name_tokens(&file_name),
-        qname_tokens: item.path.replace(['/', '.', '_', '-'], " "),
+        qname_tokens: path.replace(['/', '.', '_', '-'], " "),
     });
     inputs.files.push(resolve::FileCtx {
         id: file_id,
         node: file_node,
-        path: item.path.clone(),
-        module: item.module.clone(),
+        path: path.clone(),
+        module: module.clone(),
         lang,
     });
     let base = next.node;
-    let module_tokens = sextant_extract::split_qualified(&item.module)
+    let module_tokens = sextant_extract::split_qualified(&module)
         .iter()
         .map(|s| sextant_search::name_tokens(s))
         .collect::<Vec<_>>()
         .join(" ");
     let mut seen: FxHashMap<String, u32> = FxHashMap::default();
-    for (i, d) in facts.definitions.iter().enumerate() {
+    next.node += facts.definitions.len() as i64;
+    for (i, d) in facts.definitions.into_iter().enumerate() {
         let id = base + i as i64;
         let local = d.scope_path.join(sep);
-        let qname = match (item.module.is_empty(), local.is_empty()) {
+        let qname = match (module.is_empty(), local.is_empty()) {
             (true, _) => local,
-            (false, true) => item.module.clone(),
-            (false, false) => format!("{}{sep}{local}", item.module),
+            (false, true) => module.clone(),
+            (false, false) => format!("{module}{sep}{local}"),
         };
         let occurrence = seen.entry(qname.clone()).or_default();
-        let disambiguator = if *occurrence == 0 {
-            item.path.clone()
+        let stable = if *occurrence == 0 {
+            stable_id(language, &qname, &path)
         } else {
-            format!("{}#{}", item.path, occurrence)
+            stable_id(language, &qname, &format!("{path}#{occurrence}"))
         };
         *occurrence += 1;
         let parent = d.parent.map(|p| base + i64::from(p)).unwrap_or(file_node);
@@ -828,38 +843,27 @@ fn file_rows(
         nodes.push(NewNode {
             id,
             file_id,
-            stable_id: stable_id(language, &qname, &disambiguator),
+            stable_id: stable,
             kind: d.kind,
-            name: d.name.clone(),
-            qname: qname.clone(),
+            name_tokens: sextant_search::name_tokens(&d.name),
+            name: d.name,
+            qname,
             language: language.to_string(),
             parent_id: Some(parent),
             span: d.span,
-            signature: d.signature.clone(),
-            doc: d.doc.clone(),
+            signature: d.signature,
+            doc: d.doc,
             visibility: d.visibility,
             modifiers: d.modifiers.join(","),
             complexity: d.complexity,
-            type_text: d.type_text.clone(),
-            name_tokens: sextant_search::name_tokens(&d.name),
+            type_text: d.type_text,
             qname_tokens,
         });
-        inputs.symbols.push(resolve::Symbol {
-            id,
-            file: file_id,
-            kind: d.kind,
-            name: d.name.clone(),
-            qname,
-            parent: Some(parent),
-            declaration: d.modifiers.iter().any(|m| is_declaration_modifier(m)),
-            type_text: d.type_text.clone(),
-        });
     }
-    next.node += facts.definitions.len() as i64;
     let src_of =
         |enclosing: Option<u32>| enclosing.map(|e| base + i64::from(e)).unwrap_or(file_node);
     let mut refs = Vec::with_capacity(facts.references.len());
-    for r in &facts.references {
+    for r in facts.references {
         let id = next.reference;
         next.reference += 1;
         refs.push(RefRow {
@@ -867,67 +871,42 @@ fn file_rows(
             file_id,
             src_id: src_of(r.enclosing),
             kind: r.kind,
-            name: r.name.clone(),
-            receiver: r.receiver.clone(),
-            implementor: r.implementor.clone(),
+            name: r.name,
+            receiver: r.receiver,
+            implementor: r.implementor,
             line: r.span.start_line,
             col: r.span.start_col,
             end_col: r.span.end_col,
         });
-        inputs.refs.push(resolve::Ref {
-            id,
-            file: file_id,
-            src: src_of(r.enclosing),
-            kind: r.kind,
-            name: r.name.clone(),
-            receiver: r.receiver.clone(),
-            implementor: r.implementor.clone(),
-        });
     }
     let mut imports = Vec::with_capacity(facts.imports.len());
-    for i in &facts.imports {
+    for i in facts.imports {
         let id = next.import;
         next.import += 1;
         imports.push(ImportRow {
             id,
             file_id,
             src_id: src_of(i.enclosing),
-            source: i.source.clone(),
-            name: i.name.clone(),
-            alias: i.alias.clone(),
+            source: i.source,
+            name: i.name,
+            alias: i.alias,
             wildcard: i.wildcard,
             line: i.span.start_line,
             col: i.span.start_col,
         });
-        inputs.imports.push(resolve::Imp {
-            id,
-            file: file_id,
-            src: src_of(i.enclosing),
-            source: i.source.clone(),
-            name: i.name.clone(),
-            alias: i.alias.clone(),
-            wildcard: i.wildcard,
-        });
     }
-    let mut bindings = Vec::with_capacity(facts.bindings.len());
-    for b in &facts.bindings {
-        let row = BindingRow {
+    let bindings: Vec<BindingRow> = facts
+        .bindings
+        .into_iter()
+        .map(|b| BindingRow {
             file_id,
             scope_id: src_of(b.enclosing),
-            name: b.name.clone(),
-            type_text: b.type_text.clone(),
-            value: b.value.clone(),
+            name: b.name,
+            type_text: b.type_text,
+            value: b.value,
             line: b.line,
-        };
-        inputs.bindings.push(resolve::Bind {
-            file: file_id,
-            scope: row.scope_id,
-            name: row.name.clone(),
-            type_text: row.type_text.clone(),
-            value: row.value.clone(),
-        });
-        bindings.push(row);
-    }
+        })
+        .collect();
     let diagnostics = (!facts.diagnostics.is_empty()).then(|| {
         facts
             .diagnostics
@@ -938,19 +917,69 @@ fn file_rows(
     });
     let file = FileVersionRow {
         id: file_id,
-        path: item.path.clone(),
-        hash: item.hash.clone(),
+        path,
+        hash,
         language: language.to_string(),
-        module: item.module.clone(),
-        extractor: extractor_version(&item.language),
-        size: item.size,
+        module,
+        extractor: extractor.to_string(),
+        size,
         lines: facts.line_count,
-        lossy: item.lossy,
+        lossy,
         node_id: file_node,
         diagnostics,
-        uncommitted: item.uncommitted,
+        uncommitted,
     };
     (file, nodes, refs, imports, bindings)
+}
+
+/// Moves written rows into the resolver's inputs (File nodes are not symbols).
+fn absorb_rows(batch: &mut Vec<FileBatch>, inputs: &mut ResolverInputs) {
+    for (_, nodes, refs, imports, bindings) in batch.drain(..) {
+        inputs.symbols.extend(
+            nodes
+                .into_iter()
+                .filter(|n| n.kind != NodeKind::File)
+                .map(|n| resolve::Symbol {
+                    id: n.id,
+                    file: n.file_id,
+                    kind: n.kind,
+                    declaration: n.modifiers.split(',').any(is_declaration_modifier),
+                    name: n.name,
+                    qname: n.qname,
+                    parent: n.parent_id,
+                    type_text: n.type_text,
+                }),
+        );
+        inputs.refs.extend(refs.into_iter().map(|r| resolve::Ref {
+            id: r.id,
+            file: r.file_id,
+            src: r.src_id,
+            kind: r.kind,
+            name: r.name,
+            receiver: r.receiver,
+            implementor: r.implementor,
+        }));
+        inputs
+            .imports
+            .extend(imports.into_iter().map(|i| resolve::Imp {
+                id: i.id,
+                file: i.file_id,
+                src: i.src_id,
+                source: i.source,
+                name: i.name,
+                alias: i.alias,
+                wildcard: i.wildcard,
+            }));
+        inputs
+            .bindings
+            .extend(bindings.into_iter().map(|b| resolve::Bind {
+                file: b.file_id,
+                scope: b.scope_id,
+                name: b.name,
+                type_text: b.type_text,
+                value: b.value,
+            }));
+    }
 }
 
 /// The root a path belongs to: the nearest indexed ancestor, else the git working tree, else itself.

@@ -617,7 +617,13 @@ impl Store {
         src: i64,
         kinds: &[&str],
     ) -> Result<Vec<RefSite>> {
-        self.unresolved_where(generation, "r.src_id = ?2", &src, kinds)
+        // A node's references are among its file's (`refs_file`; no index on `src_id`).
+        self.unresolved_where(
+            generation,
+            "r.file_id = (SELECT file_id FROM nodes WHERE id = ?2) AND r.src_id = ?2",
+            &src,
+            kinds,
+        )
     }
 
     fn histogram(&self, sql: &str, generation: i64) -> Result<Histogram> {
@@ -1094,7 +1100,7 @@ impl Store {
 
     /// Unresolved `inherit`/`implement` references naming the bases of a type: those made from
     /// the type itself, and those of `impl Trait for Type` blocks in the type's file (made from
-    /// the file, with the type as implementor).
+    /// the file, with the type as implementor). Both sit in the type's file.
     pub fn unresolved_bases(
         &self,
         generation: i64,
@@ -1110,7 +1116,8 @@ impl Store {
                  FROM refs r
                  JOIN unresolved u ON u.ref_id = r.id AND u.generation = ?1
                  JOIN file_versions f ON f.id = r.file_id
-                 WHERE r.kind IN ('inherit', 'implement')
+                 WHERE r.file_id = (SELECT file_id FROM nodes WHERE id = ?2)
+                   AND r.kind IN ('inherit', 'implement')
                    AND (r.src_id = ?2 OR (r.implementor = ?3 AND f.path = ?4))
                  ORDER BY f.path, r.line, r.col",
             )

@@ -154,12 +154,15 @@ pub(crate) const SECONDARY_INDEXES: &[(&str, &str)] = &[
     ("nodes_parent", "nodes(parent_id)"),
     ("refs_file", "refs(file_id)"),
     ("refs_name", "refs(name)"),
-    ("refs_src", "refs(src_id)"),
     ("imports_file", "imports(file_id)"),
     ("bindings_file", "bindings(file_id)"),
     ("edges_src", "edges(generation, src)"),
     ("edges_dst", "edges(generation, dst)"),
 ];
+
+/// Indexes of earlier builds that no query needs any more; dropped when a database is opened.
+/// `refs(src_id)`: the references made from a node are found among its file's (`refs_file`).
+pub(crate) const RETIRED_INDEXES: &[&str] = &["refs_src"];
 
 /// Creates the secondary indexes that are missing: all of them, or only those of the
 /// file-version tables (nodes, refs, imports).
@@ -169,6 +172,11 @@ pub(crate) fn create_indexes(conn: &Connection, file_tables_only: bool) -> rusql
             continue;
         }
         conn.execute_batch(&format!("CREATE INDEX IF NOT EXISTS {name} ON {on}"))?;
+    }
+    if !file_tables_only {
+        for name in RETIRED_INDEXES {
+            conn.execute_batch(&format!("DROP INDEX IF EXISTS {name}"))?;
+        }
     }
     Ok(())
 }
