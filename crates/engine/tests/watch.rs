@@ -167,7 +167,7 @@ fn defines(repo: &Repo, name: &str) -> bool {
 }
 
 #[test]
-fn watch_reindexes_edits_new_and_deleted_files_and_commits_but_not_its_own_writes() {
+fn watch_reindexes_edits_new_and_deleted_files_commits_and_checkouts_but_not_its_own_writes() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("repo");
     let home = tmp.path().join("home");
@@ -226,6 +226,16 @@ fn watch_reindexes_edits_new_and_deleted_files_and_commits_but_not_its_own_write
             .and_then(|s| s.graph_commit)
             .as_deref()
             == Some(head.as_str())
+    });
+
+    // A checkout that changes no file but HEAD: the index follows the branch.
+    git(&dir, &["checkout", "-q", "-b", "feature"]);
+    w.wait_until("the checkout", |_| {
+        sextant_engine::status_in(&home, &dir, 0)
+            .ok()
+            .and_then(|s| s.graph_branch)
+            .as_deref()
+            == Some("feature")
     });
 
     // Quiet, although every run above wrote the database and read every file.
