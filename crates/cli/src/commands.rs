@@ -289,6 +289,7 @@ pub fn run(cli: Cli) -> u8 {
                 allow_host,
                 allow_origin,
                 max_body,
+                watch,
             } => {
                 let start = cli.repo.clone().unwrap_or_else(cwd);
                 let root = sextant_engine::find_root(&start);
@@ -311,7 +312,11 @@ pub fn run(cli: Cli) -> u8 {
                 } else {
                     toolsets.clone()
                 };
-                let options = sextant_mcp::ServeOptions { toolsets, http };
+                let options = sextant_mcp::ServeOptions {
+                    toolsets,
+                    http,
+                    watch: *watch,
+                };
                 sextant_mcp::serve(root, &options).map_err(|e| Error::Io(e.to_string()))?;
             }
             Command::Watch(args) => crate::watch_cmd::run(&cli, args)?,

@@ -173,6 +173,10 @@ pub enum Command {
         /// HTTP: largest request body in bytes (larger ones get 413).
         #[arg(long, default_value_t = 1 << 20)]
         max_body: usize,
+        /// Keep the index fresh while serving: index on start, then re-index (incrementally)
+        /// after every burst of file changes, like `sextant watch`.
+        #[arg(long)]
+        watch: bool,
     },
     /// Index, then keep the index fresh: re-index incrementally whenever files change (and on
     /// commits and checkouts), with a live status line, until Ctrl-C.

@@ -574,10 +574,15 @@ impl Raw {
 
     /// The server process, not initialized.
     fn spawn(f: &Fixture, repo: &Path) -> Raw {
+        Raw::spawn_with(f, repo, &[])
+    }
+
+    fn spawn_with(f: &Fixture, repo: &Path, extra: &[&str]) -> Raw {
         let mut child = Command::new(bin())
             .arg("serve")
             .arg("--repo")
             .arg(repo)
+            .args(extra)
             .env("SEXTANT_HOME", &f.home)
             .env_remove("SEXTANT_LOG")
             .stdin(Stdio::piped())
@@ -906,6 +911,47 @@ fn index_reports_progress_and_honours_cancellation() {
             .clone();
     assert_eq!(before, after);
     assert_eq!(before, later, "a cancelled run must not publish");
+    raw.close();
+}
+
+/// `serve --watch`: an unindexed repository gets indexed, and an edit becomes searchable
+/// without anyone calling `index`.
+#[test]
+fn serve_with_watch_keeps_the_index_fresh() {
+    let f = fixture(false);
+    let mut raw = Raw::spawn_with(&f, &f.repo, &["--watch"]);
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#);
+    raw.reply(1);
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let mut id = 10;
+    let mut until = |raw: &mut Raw, what: &str, args: Value, ok: &dyn Fn(&Value) -> bool| {
+        for _ in 0..300 {
+            id += 1;
+            let r = raw.call(id, what, args.clone());
+            if ok(&r) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("{what} {args} never satisfied the check");
+    };
+    until(&mut raw, "status", json!({}), &|r| {
+        r["result"]["structuredContent"]["data"]["indexed"] == true
+    });
+    write(
+        &f.repo,
+        "shop/fresh.py",
+        "def freshly_written():\n    return 1\n",
+    );
+    until(
+        &mut raw,
+        "search",
+        json!({"query": "freshly_written"}),
+        &|r| {
+            r["result"]["structuredContent"]["data"]["results"][0]["symbol"]["name"]
+                == "freshly_written"
+        },
+    );
     raw.close();
 }
 
