@@ -15,6 +15,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// mimalloc: indexing allocates many small strings on several threads.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Sextant: a local code graph for agents and people. Index a repository, then ask where things
 /// are defined, who calls them, and what they reference.
 #[derive(Debug, Parser)]

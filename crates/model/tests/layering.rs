@@ -76,6 +76,7 @@ const ALLOWED: &[(&str, &[&str], &[&str])] = &[
         "cli",
         &[
             "clap",
+            "mimalloc",
             "indicatif",
             "tracing",
             "tracing-subscriber",
