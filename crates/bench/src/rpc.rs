@@ -67,11 +67,12 @@ pub struct Reply {
 }
 
 impl Client {
-    /// Starts `sextant serve --repo ROOT` and runs the initialize handshake. Returns the client
-    /// and the `initialize` result.
+    /// Starts `sextant serve --no-watch --repo ROOT` (no re-indexing during measurements) and
+    /// runs the initialize handshake. Returns the client and the `initialize` result.
     pub fn start(binary: &Path, root: &Path, timeout: Duration) -> Result<(Self, Value)> {
         let mut child = Command::new(binary)
             .arg("serve")
+            .arg("--no-watch")
             .arg("--repo")
             .arg(root)
             .stdin(Stdio::piped())

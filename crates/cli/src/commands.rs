@@ -289,7 +289,7 @@ pub fn run(cli: Cli) -> u8 {
                 allow_host,
                 allow_origin,
                 max_body,
-                watch,
+                no_watch,
             } => {
                 let start = cli.repo.clone().unwrap_or_else(cwd);
                 let root = sextant_engine::find_root(&start);
@@ -315,7 +315,7 @@ pub fn run(cli: Cli) -> u8 {
                 let options = sextant_mcp::ServeOptions {
                     toolsets,
                     http,
-                    watch: *watch,
+                    watch: !*no_watch,
                 };
                 sextant_mcp::serve(root, &options).map_err(|e| Error::Io(e.to_string()))?;
             }

@@ -177,10 +177,11 @@ pub enum Command {
         /// HTTP: largest request body in bytes (larger ones get 413).
         #[arg(long, default_value_t = 1 << 20)]
         max_body: usize,
-        /// Keep the index fresh while serving: index on start, then re-index (incrementally)
-        /// after every burst of file changes, like `sextant watch`.
+        /// Do not watch the repository. By default the server keeps its index fresh: it indexes
+        /// on start (incrementally) and re-indexes after every burst of file changes, commits
+        /// and checkouts, like `sextant watch`.
         #[arg(long)]
-        watch: bool,
+        no_watch: bool,
     },
     /// Index, then keep the index fresh: re-index incrementally whenever files change (and on
     /// commits and checkouts), with a live status line, until Ctrl-C.

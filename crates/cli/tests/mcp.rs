@@ -39,7 +39,7 @@ async fn rmcp_client_calls_every_tool_over_stdio() {
     // The real binary on real pipes; `tee` keeps a copy of everything it writes to stdout.
     let transport = TokioChildProcess::new(tokio::process::Command::new("bash").configure(|cmd| {
         cmd.arg("-c")
-            .arg(r#""$0" serve --repo "$1" 2>"$3" | tee "$2""#)
+            .arg(r#""$0" serve --no-watch --repo "$1" 2>"$3" | tee "$2""#)
             .arg(bin())
             .arg(&f.repo)
             .arg(&stdout_log)
@@ -573,8 +573,9 @@ impl Raw {
     }
 
     /// The server process, not initialized.
+    /// (Not watching: these tests edit files and call `index` themselves.)
     fn spawn(f: &Fixture, repo: &Path) -> Raw {
-        Raw::spawn_with(f, repo, &[])
+        Raw::spawn_with(f, repo, &["--no-watch"])
     }
 
     fn spawn_with(f: &Fixture, repo: &Path, extra: &[&str]) -> Raw {
@@ -914,12 +915,12 @@ fn index_reports_progress_and_honours_cancellation() {
     raw.close();
 }
 
-/// `serve --watch`: an unindexed repository gets indexed, and an edit becomes searchable
-/// without anyone calling `index`.
+/// `serve` watches by default: an unindexed repository gets indexed, and an edit becomes
+/// searchable without anyone calling `index`.
 #[test]
-fn serve_with_watch_keeps_the_index_fresh() {
+fn serve_keeps_the_index_fresh_by_default() {
     let f = fixture(false);
-    let mut raw = Raw::spawn_with(&f, &f.repo, &["--watch"]);
+    let mut raw = Raw::spawn_with(&f, &f.repo, &[]);
     raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#);
     raw.reply(1);
     raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
