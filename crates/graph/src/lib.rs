@@ -56,6 +56,13 @@ pub struct Edge {
     pub count: u32,
 }
 
+/// How many nodes of each kind and merged edges of each kind a graph has, by kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KindCounts {
+    pub nodes: Vec<(NodeKind, usize)>,
+    pub edges: Vec<(EdgeKind, usize)>,
+}
+
 /// The graph: nodes plus out- and in-adjacency in CSR form, each node's entries sorted by
 /// (kind, other).
 #[derive(Debug, Default)]
@@ -214,7 +221,7 @@ impl Graph {
     }
 
     /// Counts of nodes by kind and of merged edges by kind (for `schema`).
-    pub fn kind_counts(&self) -> (Vec<(NodeKind, usize)>, Vec<(EdgeKind, usize)>) {
+    pub fn kind_counts(&self) -> KindCounts {
         let mut nodes: FxHashMap<NodeKind, usize> = FxHashMap::default();
         for n in &self.nodes {
             *nodes.entry(n.kind).or_default() += 1;
@@ -227,7 +234,7 @@ impl Graph {
         nodes.sort_by_key(|(k, _)| *k);
         let mut edges: Vec<_> = edges.into_iter().collect();
         edges.sort_by_key(|(k, _)| *k);
-        (nodes, edges)
+        KindCounts { nodes, edges }
     }
 }
 
