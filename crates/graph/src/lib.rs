@@ -8,6 +8,9 @@
 //! Parallel edges of one kind between the same pair of nodes (several call sites) are merged
 //! into one [`Edge`] whose `count` says how many there were; the strongest provenance wins.
 
+pub mod algo;
+pub mod cypher;
+
 use rustc_hash::FxHashMap;
 pub use sextant_model::{EdgeKind, NodeKind, Provenance, Visibility};
 

@@ -1,0 +1,1 @@
+//! A read-only openCypher subset over [`crate::Graph`] (issue 6).
