@@ -595,6 +595,12 @@ pub fn index(
     r_symbols.sort_by_key(|s| (rank_of(s.file), s.id));
     r_refs.sort_by_key(|r| (rank_of(r.file), r.id));
     r_imports.sort_by_key(|i| (rank_of(i.file), i.id));
+    // Each edge belongs to the edge set of its source node's file; each unresolved reference to
+    // its own file's.
+    let mut node_file: FxHashMap<i64, i64> =
+        FxHashMap::with_capacity_and_hasher(r_symbols.len() + r_files.len(), Default::default());
+    node_file.extend(r_files.iter().map(|f| (f.node, f.id)));
+    node_file.extend(r_symbols.iter().map(|s| (s.id, s.file)));
     // Resolution runs in memory on the worker pool while this thread builds the file-version
     // indexes of a bulk load: the two overlap instead of adding up.
     let (mut output, indexes) = std::thread::scope(|scope| {
@@ -646,10 +652,12 @@ pub fn index(
         mark("scip", &mut phases);
     }
 
+    let ref_file: FxHashMap<i64, i64> = r_refs.iter().map(|r| (r.id, r.file)).collect();
     let edges: Vec<EdgeRow> = output
         .edges
         .iter()
         .map(|e| EdgeRow {
+            file_id: node_file.get(&e.src).copied().unwrap_or_default(),
             src: e.src,
             dst: e.dst,
             kind: e.kind,
@@ -664,6 +672,7 @@ pub fn index(
         .unresolved
         .iter()
         .map(|u| UnresolvedRow {
+            file_id: ref_file.get(&u.ref_id).copied().unwrap_or_default(),
             ref_id: u.ref_id,
             reason: u.reason,
             candidates: u.candidates,

@@ -72,8 +72,20 @@ impl Store {
         Ok(store)
     }
 
-    /// Opens an existing database read-only (never creates or migrates).
+    /// Opens an existing database read-only. A database of an older schema is first migrated
+    /// (once, by a short read-write open) so readers always see the current tables.
     pub fn open_read_only(path: &Path) -> Result<Store> {
+        let store = Store::open_read_only_as_is(path)?;
+        let version = schema::version(&store.conn).map_err(|e| wrap(path, e))?;
+        if version < SCHEMA_VERSION {
+            drop(store);
+            drop(Store::open(path)?);
+            return Store::open_read_only_as_is(path);
+        }
+        Ok(store)
+    }
+
+    fn open_read_only_as_is(path: &Path) -> Result<Store> {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
             | OpenFlags::SQLITE_OPEN_NO_MUTEX
             | OpenFlags::SQLITE_OPEN_URI;

@@ -501,7 +501,7 @@ impl Store {
         };
         let sql = format!(
             "SELECT e.{other}, e.kind, e.provenance, e.confidence, e.rule, f.path, r.line, r.col
-             FROM edges e
+             FROM gen_edges e
              LEFT JOIN refs r ON r.id = e.ref_id
              LEFT JOIN file_versions f ON f.id = r.file_id
              WHERE e.generation = ?1 AND e.{this} = ?2
@@ -556,7 +556,7 @@ impl Store {
             "SELECT r.id, f.path, r.line, r.col, r.kind, r.name, r.receiver, r.src_id, u.reason,
                     u.candidates, f.language
              FROM refs r
-             JOIN unresolved u ON u.ref_id = r.id AND u.generation = ?1
+             JOIN gen_unresolved u ON u.ref_id = r.id AND u.generation = ?1
              JOIN file_versions f ON f.id = r.file_id
              WHERE {condition}
              ORDER BY f.path, r.line, r.col"
@@ -659,7 +659,7 @@ impl Store {
     /// Edges by `kind/provenance`.
     pub fn edge_histogram(&self, generation: i64) -> Result<Histogram> {
         self.histogram(
-            "SELECT kind || '/' || provenance, COUNT(*) FROM edges WHERE generation = ?1
+            "SELECT kind || '/' || provenance, COUNT(*) FROM gen_edges WHERE generation = ?1
              GROUP BY kind, provenance ORDER BY kind, provenance",
             generation,
         )
@@ -677,7 +677,7 @@ impl Store {
     /// Unresolved references by reason.
     pub fn unresolved_histogram(&self, generation: i64) -> Result<Histogram> {
         self.histogram(
-            "SELECT reason, COUNT(*) FROM unresolved WHERE generation = ?1 GROUP BY reason ORDER BY COUNT(*) DESC",
+            "SELECT reason, COUNT(*) FROM gen_unresolved WHERE generation = ?1 GROUP BY reason ORDER BY COUNT(*) DESC",
             generation,
         )
     }
@@ -716,7 +716,7 @@ impl Store {
         self.conn
             .prepare(
                 "SELECT s.qname, d.qname, e.kind, e.provenance, e.rule, f.path, COALESCE(r.line, i.line)
-                 FROM edges e
+                 FROM gen_edges e
                  JOIN nodes s ON s.id = e.src
                  JOIN nodes d ON d.id = e.dst
                  LEFT JOIN refs r ON r.id = e.ref_id
@@ -748,7 +748,7 @@ impl Store {
         self.conn
             .prepare(
                 "SELECT f.path, r.line, r.name, r.receiver, u.reason
-                 FROM unresolved u JOIN refs r ON r.id = u.ref_id
+                 FROM gen_unresolved u JOIN refs r ON r.id = u.ref_id
                  JOIN file_versions f ON f.id = r.file_id
                  WHERE u.generation = ?1 ORDER BY f.path, r.line, r.col",
             )
@@ -886,7 +886,7 @@ impl Store {
     pub fn generation_ref_edges(&self, generation: i64) -> Result<Vec<RefEdge>> {
         self.conn
             .prepare(
-                "SELECT ref_id, src, dst, kind, provenance, rule FROM edges
+                "SELECT ref_id, src, dst, kind, provenance, rule FROM gen_edges
                  WHERE generation = ?1 AND ref_id IS NOT NULL ORDER BY ref_id, dst",
             )
             .and_then(|mut s| {
@@ -908,7 +908,7 @@ impl Store {
     /// Every unresolved reference of a generation: (ref id, reason).
     pub fn generation_unresolved(&self, generation: i64) -> Result<Vec<(i64, String)>> {
         self.conn
-            .prepare("SELECT ref_id, reason FROM unresolved WHERE generation = ?1")
+            .prepare("SELECT ref_id, reason FROM gen_unresolved WHERE generation = ?1")
             .and_then(|mut s| {
                 s.query_map([generation], |r| Ok((r.get(0)?, r.get(1)?)))?
                     .collect()
@@ -956,7 +956,7 @@ impl Store {
     pub fn generation_import_edges(&self, generation: i64) -> Result<Vec<RefEdge>> {
         self.conn
             .prepare(
-                "SELECT import_id, src, dst, kind, provenance, rule FROM edges
+                "SELECT import_id, src, dst, kind, provenance, rule FROM gen_edges
                  WHERE generation = ?1 AND import_id IS NOT NULL ORDER BY import_id, dst",
             )
             .and_then(|mut s| {
@@ -999,7 +999,7 @@ impl Store {
     pub fn generation_derived_edges(&self, generation: i64) -> Result<Vec<RefEdge>> {
         self.conn
             .prepare(
-                "SELECT src, dst, kind, provenance, rule FROM edges
+                "SELECT src, dst, kind, provenance, rule FROM gen_edges
                  WHERE generation = ?1 AND ref_id IS NULL AND import_id IS NULL
                  ORDER BY src, dst, kind",
             )
@@ -1054,7 +1054,7 @@ impl Store {
         let sql = format!(
             "SELECT e.{other}, e.kind, e.provenance, e.confidence, e.rule, f.path,
                     COALESCE(r.line, i.line), COALESCE(r.col, i.col)
-             FROM edges e
+             FROM gen_edges e
              LEFT JOIN refs r ON r.id = e.ref_id
              LEFT JOIN imports i ON i.id = e.import_id
              LEFT JOIN file_versions f ON f.id = COALESCE(r.file_id, i.file_id)
@@ -1114,7 +1114,7 @@ impl Store {
                 "SELECT r.id, f.path, r.line, r.col, r.kind, r.name, r.receiver, r.src_id,
                         u.reason, u.candidates, f.language
                  FROM refs r
-                 JOIN unresolved u ON u.ref_id = r.id AND u.generation = ?1
+                 JOIN gen_unresolved u ON u.ref_id = r.id AND u.generation = ?1
                  JOIN file_versions f ON f.id = r.file_id
                  WHERE r.file_id = (SELECT file_id FROM nodes WHERE id = ?2)
                    AND r.kind IN ('inherit', 'implement')
@@ -1153,7 +1153,7 @@ impl Store {
     ) -> Result<Vec<(i64, u64, u64)>> {
         self.conn
             .prepare_cached(
-                "SELECT e.dst, COUNT(*), COUNT(DISTINCT e.src) FROM edges e
+                "SELECT e.dst, COUNT(*), COUNT(DISTINCT e.src) FROM gen_edges e
                  JOIN nodes n ON n.id = e.dst
                  WHERE e.generation = ?1 AND e.kind IN (SELECT value FROM json_each(?2))
                    AND e.provenance != 'ambiguous'

@@ -80,6 +80,8 @@ pub struct ImportRow {
 /// A resolved edge of a generation.
 #[derive(Debug, Clone)]
 pub struct EdgeRow {
+    /// The file version whose edge set holds the edge: the file of `src`.
+    pub file_id: i64,
     pub src: i64,
     pub dst: i64,
     pub kind: EdgeKind,
@@ -93,6 +95,8 @@ pub struct EdgeRow {
 /// A reference of a generation that resolved to nothing (or to too many candidates to keep).
 #[derive(Debug, Clone)]
 pub struct UnresolvedRow {
+    /// The file version of the reference (whose edge set holds the row).
+    pub file_id: i64,
     pub ref_id: i64,
     pub reason: &'static str,
     pub candidates: u32,

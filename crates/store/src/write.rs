@@ -46,6 +46,10 @@ pub struct GenerationBuilder<'s> {
     pub generation: i64,
     /// Ids at the start: file versions below `first.file` existed before this generation.
     pub first: IdRanges,
+    /// The next free edge-set id.
+    next_set: i64,
+    /// The edge set of each file version of this generation.
+    sets: std::collections::HashMap<i64, i64>,
 }
 
 fn now() -> i64 {
@@ -89,12 +93,27 @@ impl Store {
                 .query_map([active], |r| r.get(0))?
                 .collect::<rusqlite::Result<_>>()?;
             stale.extend(published.into_iter().skip(keep.saturating_sub(1)));
+            // Edge sets of the collected generations that no remaining generation shares.
+            c.execute_batch(
+                "CREATE TEMP TABLE IF NOT EXISTS dead_sets(id INTEGER PRIMARY KEY);
+                 DELETE FROM dead_sets;",
+            )?;
             for generation in &stale {
-                for table in ["edges", "unresolved", "gen_files", "skipped"] {
+                c.execute(
+                    "INSERT OR IGNORE INTO dead_sets SELECT edge_set FROM gen_files WHERE generation = ?1",
+                    [generation],
+                )?;
+                for table in ["gen_files", "skipped"] {
                     c.execute(&format!("DELETE FROM {table} WHERE generation = ?1"), [generation])?;
                 }
                 c.execute("DELETE FROM generations WHERE id = ?1", [generation])?;
             }
+            c.execute_batch(
+                "DELETE FROM dead_sets WHERE id IN (SELECT edge_set FROM gen_files);
+                 DELETE FROM edges WHERE set_id IN (SELECT id FROM dead_sets);
+                 DELETE FROM unresolved WHERE set_id IN (SELECT id FROM dead_sets);
+                 DELETE FROM dead_sets;",
+            )?;
             c.execute_batch(
                 "CREATE TEMP TABLE IF NOT EXISTS dead_files(id INTEGER PRIMARY KEY);
                  DELETE FROM dead_files;
@@ -120,7 +139,7 @@ impl Store {
         branch: Option<&str>,
         dirty: bool,
     ) -> Result<GenerationBuilder<'_>> {
-        let (generation, first) = self.in_write_tx(|c| {
+        let (generation, first, next_set) = self.in_write_tx(|c| {
             c.execute(
                 "INSERT INTO generations(commit_id, branch, dirty, status, started_at)
                  VALUES (?1, ?2, ?3, 'building', ?4)",
@@ -140,13 +159,20 @@ impl Store {
                 reference: next("refs")?,
                 import: next("imports")?,
             };
-            Ok((generation, first))
+            let next_set: i64 = c.query_row(
+                "SELECT COALESCE(MAX(edge_set), 0) + 1 FROM gen_files",
+                [],
+                |r| r.get(0),
+            )?;
+            Ok((generation, first, next_set))
         })?;
         Ok(GenerationBuilder {
             store: self,
             bulk: false,
             generation,
             first,
+            next_set,
+            sets: std::collections::HashMap::new(),
         })
     }
 }
@@ -157,30 +183,68 @@ impl GenerationBuilder<'_> {
         self.store
     }
 
-    /// Adds file versions that already exist to this generation.
+    fn set_for(&mut self, file: i64) -> i64 {
+        let next = &mut self.next_set;
+        *self.sets.entry(file).or_insert_with(|| {
+            *next += 1;
+            *next - 1
+        })
+    }
+
+    /// Adds file versions that already exist to this generation; their edges are resolved
+    /// again (each gets a new, empty edge set).
     pub fn reuse_files(&mut self, files: &[(i64, bool)]) -> Result<()> {
+        let rows: Vec<(i64, bool, Option<i64>)> =
+            files.iter().map(|&(f, u)| (f, u, None)).collect();
+        self.add_files(&rows)
+    }
+
+    /// Adds file versions that already exist to this generation, each with the edge set it keeps
+    /// (`Some`: shared with an earlier generation, written no more) or a new one (`None`).
+    pub fn add_files(&mut self, files: &[(i64, bool, Option<i64>)]) -> Result<()> {
         let generation = self.generation;
+        let rows: Vec<(i64, bool, i64)> = files
+            .iter()
+            .map(|&(file, uncommitted, set)| {
+                let set = match set {
+                    Some(set) => {
+                        self.sets.insert(file, set);
+                        set
+                    }
+                    None => self.set_for(file),
+                };
+                (file, uncommitted, set)
+            })
+            .collect();
         self.store.in_write_tx(|c| {
             let mut stmt = c.prepare_cached(
-                "INSERT OR IGNORE INTO gen_files(generation, file_id, uncommitted) VALUES (?1, ?2, ?3)",
+                "INSERT OR IGNORE INTO gen_files(generation, file_id, uncommitted, edge_set)
+                 VALUES (?1, ?2, ?3, ?4)",
             )?;
-            for (file, uncommitted) in files {
-                stmt.execute(params![generation, file, uncommitted])?;
+            for (file, uncommitted, set) in rows {
+                stmt.execute(params![generation, file, uncommitted, set])?;
             }
             Ok(())
         })
     }
 
+    /// The edge set of a file version of this generation.
+    pub fn edge_set(&self, file: i64) -> Option<i64> {
+        self.sets.get(&file).copied()
+    }
+
     /// Writes new file versions with their nodes, references and imports, in one transaction.
     pub fn write_files(&mut self, batch: &[FileBatch]) -> Result<()> {
         let generation = self.generation;
+        let sets: Vec<i64> = batch.iter().map(|b| self.set_for(b.0.id)).collect();
         self.store.in_write_tx(|c| {
             let mut file_stmt = c.prepare_cached(
                 "INSERT INTO file_versions(id, path, hash, language, module, extractor, size, lines,
                    lossy, node_id, diagnostics) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
             )?;
             let mut gen_stmt = c.prepare_cached(
-                "INSERT INTO gen_files(generation, file_id, uncommitted) VALUES (?1, ?2, ?3)",
+                "INSERT INTO gen_files(generation, file_id, uncommitted, edge_set)
+                 VALUES (?1, ?2, ?3, ?4)",
             )?;
             let mut node_stmt = c.prepare_cached(
                 "INSERT INTO nodes(id, file_id, stable_id, kind, name, qname, language, parent_id,
@@ -204,7 +268,7 @@ impl GenerationBuilder<'_> {
                 "INSERT INTO bindings(file_id, scope_id, name, type_text, value, line)
                  VALUES (?1,?2,?3,?4,?5,?6)",
             )?;
-            for (file, nodes, refs, imports, bindings) in batch {
+            for ((file, nodes, refs, imports, bindings), set) in batch.iter().zip(sets) {
                 file_stmt.execute(params![
                     file.id,
                     file.path,
@@ -218,7 +282,7 @@ impl GenerationBuilder<'_> {
                     file.node_id,
                     file.diagnostics
                 ])?;
-                gen_stmt.execute(params![generation, file.id, file.uncommitted])?;
+                gen_stmt.execute(params![generation, file.id, file.uncommitted, set])?;
                 for n in nodes {
                     node_stmt.execute(params![
                         n.id,
@@ -306,21 +370,37 @@ impl GenerationBuilder<'_> {
         })
     }
 
-    /// Writes resolved edges and unresolved references.
+    /// Writes resolved edges and unresolved references into the edge sets of their files (which
+    /// must be files of this generation with a new set).
     pub fn write_resolution(
         &mut self,
         edges: &[EdgeRow],
         unresolved: &[UnresolvedRow],
     ) -> Result<()> {
-        let generation = self.generation;
+        let set_of = |file: i64| {
+            self.sets.get(&file).copied().ok_or_else(|| {
+                crate::StoreError::Other(format!(
+                    "edge of file version {file}, which is not in generation {}",
+                    self.generation
+                ))
+            })
+        };
+        let edge_sets = edges
+            .iter()
+            .map(|e| set_of(e.file_id))
+            .collect::<Result<Vec<i64>>>()?;
+        let unresolved_sets = unresolved
+            .iter()
+            .map(|u| set_of(u.file_id))
+            .collect::<Result<Vec<i64>>>()?;
         self.store.in_write_tx(|c| {
             let mut stmt = c.prepare_cached(
-                "INSERT INTO edges(generation, src, dst, kind, provenance, confidence, rule, ref_id, import_id)
+                "INSERT INTO edges(set_id, src, dst, kind, provenance, confidence, rule, ref_id, import_id)
                  VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
             )?;
-            for e in edges {
+            for (e, set) in edges.iter().zip(edge_sets) {
                 stmt.execute(params![
-                    generation,
+                    set,
                     e.src,
                     e.dst,
                     e.kind.as_str(),
@@ -332,10 +412,10 @@ impl GenerationBuilder<'_> {
                 ])?;
             }
             let mut stmt = c.prepare_cached(
-                "INSERT OR REPLACE INTO unresolved(generation, ref_id, reason, candidates) VALUES (?1,?2,?3,?4)",
+                "INSERT OR REPLACE INTO unresolved(set_id, ref_id, reason, candidates) VALUES (?1,?2,?3,?4)",
             )?;
-            for u in unresolved {
-                stmt.execute(params![generation, u.ref_id, u.reason, u.candidates])?;
+            for (u, set) in unresolved.iter().zip(unresolved_sets) {
+                stmt.execute(params![set, u.ref_id, u.reason, u.candidates])?;
             }
             Ok(())
         })

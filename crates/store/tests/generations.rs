@@ -106,6 +106,7 @@ fn build(store: &mut Store, hash: &str, publish: bool) -> i64 {
     .unwrap();
     b.write_resolution(
         &[EdgeRow {
+            file_id: f,
             src: n + 2,
             dst: n + 1,
             kind: EdgeKind::Calls,
@@ -116,6 +117,7 @@ fn build(store: &mut Store, hash: &str, publish: bool) -> i64 {
             import_id: None,
         }],
         &[UnresolvedRow {
+            file_id: f,
             ref_id: r + 1,
             reason: "no_candidates",
             candidates: 0,
