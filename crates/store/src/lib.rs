@@ -4,11 +4,17 @@
 //! built in batches and published by flipping one row, so readers never see half an index and a
 //! crash leaves the previous generation intact. The schema is documented in `docs/schema.md`.
 
+mod derived;
+mod graph;
 mod read;
 mod rows;
 mod schema;
 mod write;
 
+pub use derived::DerivedStore;
+pub use graph::{
+    GraphEdgeRow, GraphNodeRow, GraphRows, NamedRefSource, UnresolvedBase, UnresolvedName,
+};
 pub use read::{
     EdgeDump, EdgeHit, FileInfo, GenerationInfo, Histogram, ImportBrief, NodeBrief, NodeRow,
     RefBrief, RefEdge, RefSite, SearchFilters, SkippedRow,
