@@ -76,6 +76,16 @@ pub struct Graph {
     out: Vec<Edge>,
     in_start: Vec<u32>,
     inc: Vec<Edge>,
+    /// Lookup indexes by name, qualified name and kind, built on first use.
+    lookup: std::sync::OnceLock<Lookup>,
+}
+
+/// Node indexes sorted by (key, index), so the nodes sharing a key are one slice in `Ix` order.
+#[derive(Debug, Default)]
+struct Lookup {
+    by_name: Vec<Ix>,
+    by_qname: Vec<Ix>,
+    by_kind: Vec<Ix>,
 }
 
 fn provenance_rank(p: Provenance) -> u8 {
@@ -155,6 +165,7 @@ impl Graph {
             out,
             in_start,
             inc,
+            lookup: std::sync::OnceLock::new(),
         }
     }
 
@@ -221,6 +232,47 @@ impl Graph {
             at = p;
         }
         at
+    }
+
+    fn lookup(&self) -> &Lookup {
+        self.lookup.get_or_init(|| {
+            let all: Vec<Ix> = (0..self.nodes.len() as Ix).collect();
+            let mut by_name = all.clone();
+            by_name.sort_by(|&a, &b| self.node(a).name.cmp(&self.node(b).name).then(a.cmp(&b)));
+            let mut by_qname = all.clone();
+            by_qname.sort_by(|&a, &b| self.node(a).qname.cmp(&self.node(b).qname).then(a.cmp(&b)));
+            let mut by_kind = all;
+            by_kind.sort_by_key(|&a| (self.node(a).kind, a));
+            Lookup {
+                by_name,
+                by_qname,
+                by_kind,
+            }
+        })
+    }
+
+    /// The nodes whose `name` is exactly `name`, in index order (an index built on first use).
+    pub fn nodes_named(&self, name: &str) -> &[Ix] {
+        let list = &self.lookup().by_name;
+        let lo = list.partition_point(|&i| self.node(i).name.as_str() < name);
+        let hi = list.partition_point(|&i| self.node(i).name.as_str() <= name);
+        &list[lo..hi]
+    }
+
+    /// The nodes whose qualified name is exactly `qname`, in index order.
+    pub fn nodes_with_qname(&self, qname: &str) -> &[Ix] {
+        let list = &self.lookup().by_qname;
+        let lo = list.partition_point(|&i| self.node(i).qname.as_str() < qname);
+        let hi = list.partition_point(|&i| self.node(i).qname.as_str() <= qname);
+        &list[lo..hi]
+    }
+
+    /// The nodes of one kind, in index order.
+    pub fn nodes_of_kind(&self, kind: NodeKind) -> &[Ix] {
+        let list = &self.lookup().by_kind;
+        let lo = list.partition_point(|&i| self.node(i).kind < kind);
+        let hi = list.partition_point(|&i| self.node(i).kind <= kind);
+        &list[lo..hi]
     }
 
     /// Counts of nodes by kind and of merged edges by kind (for `schema`).
@@ -319,5 +371,21 @@ mod tests {
         );
         // contains 2 + calls 2 (the edge to an unknown node is dropped)
         assert_eq!(g.edge_count(), 4);
+    }
+
+    #[test]
+    fn lookups_by_name_qualified_name_and_kind() {
+        let nodes = vec![
+            node(1, NodeKind::File, "a.py", "a.py", None),
+            node(2, NodeKind::Function, "a.get", "a.py", Some(1)),
+            node(3, NodeKind::Class, "a.C", "a.py", Some(1)),
+            node(4, NodeKind::Method, "a.C.get", "a.py", Some(3)),
+        ];
+        let g = Graph::new(nodes, &[]);
+        assert_eq!(g.nodes_named("get"), &[1, 3]);
+        assert_eq!(g.nodes_named("nope"), &[] as &[Ix]);
+        assert_eq!(g.nodes_with_qname("a.C.get"), &[3]);
+        assert_eq!(g.nodes_of_kind(NodeKind::Class), &[2]);
+        assert_eq!(g.nodes_of_kind(NodeKind::Enum), &[] as &[Ix]);
     }
 }
