@@ -1072,6 +1072,11 @@ impl Compiler<'_> {
             order.push((e, s.descending));
         }
         self.vars.truncate(saved);
+        let mut order_refs = Vec::new();
+        for (e, _) in &order {
+            collect_slots(e, &mut order_refs);
+        }
+        let order_uses_aliases = order_refs.iter().any(|s| alias_slots.contains(s));
         let aggs = self.aggs.take().unwrap_or_default();
         let skip = match &p.skip {
             Some(e) => self.const_count(e, "SKIP")?,
@@ -1107,6 +1112,7 @@ impl Compiler<'_> {
                 aggregating,
                 distinct: p.distinct,
                 order,
+                order_uses_aliases,
                 skip,
                 limit,
                 where_,

@@ -101,6 +101,58 @@ fn compare(op: CmpOp, a: &Value, b: &Value) -> Option<bool> {
     }
 }
 
+/// A borrowed-where-possible operand (see `Exec::operand`).
+enum Opd<'s> {
+    Ref(&'s Value),
+    Str(&'s str),
+    Own(Value),
+}
+
+impl Opd<'_> {
+    fn as_str(&self) -> Option<&str> {
+        match self {
+            Opd::Str(s) => Some(s),
+            Opd::Ref(Value::Str(s)) | Opd::Own(Value::Str(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn is_null(&self) -> bool {
+        matches!(self, Opd::Ref(Value::Null) | Opd::Own(Value::Null))
+    }
+
+    /// The value, unless it is a borrowed string.
+    fn value_ref(&self) -> Option<&Value> {
+        match self {
+            Opd::Ref(v) => Some(v),
+            Opd::Own(v) => Some(v),
+            Opd::Str(_) => None,
+        }
+    }
+
+    fn value(&self) -> std::borrow::Cow<'_, Value> {
+        match self {
+            Opd::Ref(v) => std::borrow::Cow::Borrowed(*v),
+            Opd::Own(v) => std::borrow::Cow::Borrowed(v),
+            Opd::Str(s) => std::borrow::Cow::Owned(Value::Str(s.to_string())),
+        }
+    }
+}
+
+fn compare_opd(op: CmpOp, a: &Opd<'_>, b: &Opd<'_>) -> Option<bool> {
+    if let (Some(x), Some(y)) = (a.as_str(), b.as_str()) {
+        return Some(match op {
+            CmpOp::Eq => x == y,
+            CmpOp::Neq => x != y,
+            CmpOp::Lt => x < y,
+            CmpOp::Le => x <= y,
+            CmpOp::Gt => x > y,
+            CmpOp::Ge => x >= y,
+        });
+    }
+    compare(op, &a.value(), &b.value())
+}
+
 fn and3(a: Option<bool>, b: Option<bool>) -> Option<bool> {
     match (a, b) {
         (Some(false), _) | (_, Some(false)) => Some(false),
@@ -233,19 +285,23 @@ impl<'a> Exec<'a> {
                 bool3(r?.map(|b| !b))
             }
             CExpr::Cmp(first, rest) => {
-                let mut lhs = self.eval(first, row, aggs)?;
+                let mut lhs = self.operand(first, row, aggs)?;
                 let mut result = Some(true);
                 for (op, x) in rest {
-                    let rhs = self.eval(x, row, aggs)?;
-                    result = and3(result, compare(*op, &lhs, &rhs));
+                    let rhs = self.operand(x, row, aggs)?;
+                    result = and3(result, compare_opd(*op, &lhs, &rhs));
                     lhs = rhs;
                 }
                 bool3(result)
             }
             CExpr::Pred(base, ops) => {
-                let mut v = self.eval(base, row, aggs)?;
-                for (op, pos) in ops {
-                    v = self.pred(op, v, row, aggs, *pos)?;
+                let Some(((op, pos), rest)) = ops.split_first() else {
+                    return self.eval(base, row, aggs);
+                };
+                let b = self.operand(base, row, aggs)?;
+                let mut v = self.pred(op, b, row, aggs, *pos)?;
+                for (op, pos) in rest {
+                    v = self.pred(op, Opd::Own(v), row, aggs, *pos)?;
                 }
                 v
             }
@@ -471,85 +527,142 @@ impl<'a> Exec<'a> {
         Ok(cur)
     }
 
-    fn pred(
+    /// Evaluates an operand of a comparison or predicate without copying when it can:
+    /// constants and slots are borrowed, string properties of nodes borrowed from the graph.
+    fn operand<'s>(&mut self, e: &'a CExpr, row: &'s [Value], aggs: &[Value]) -> R<Opd<'s>>
+    where
+        'a: 's,
+    {
+        match e {
+            CExpr::Const(v) => Ok(Opd::Ref(v)),
+            CExpr::Slot(s) => Ok(row.get(*s).map_or(Opd::Own(Value::Null), Opd::Ref)),
+            CExpr::Postfix(base, ops) if ops.len() == 1 => {
+                let g: &'a Graph = self.g;
+                if let (CExpr::Slot(s), (CPost::Prop(p, _), _)) = (&**base, &ops[0])
+                    && let Some(Value::Node(ix)) = row.get(*s)
+                    && (*ix as usize) < g.len()
+                {
+                    let n = g.node(*ix);
+                    let text = match p {
+                        Prop::Name => Some(n.name.as_str()),
+                        Prop::QName => Some(n.qname.as_str()),
+                        Prop::File => Some(n.path.as_str()),
+                        Prop::Language => Some(n.language.as_str()),
+                        _ => None,
+                    };
+                    if let Some(text) = text {
+                        return Ok(Opd::Str(text));
+                    }
+                }
+                Ok(Opd::Own(self.eval(e, row, aggs)?))
+            }
+            _ => Ok(Opd::Own(self.eval(e, row, aggs)?)),
+        }
+    }
+
+    fn pred<'s>(
         &mut self,
         op: &'a CPred,
-        v: Value,
-        row: &[Value],
+        v: Opd<'s>,
+        row: &'s [Value],
         aggs: &[Value],
         pos: usize,
-    ) -> R<Value> {
+    ) -> R<Value>
+    where
+        'a: 's,
+    {
         Ok(match op {
             CPred::IsNull => Value::Bool(v.is_null()),
             CPred::IsNotNull => Value::Bool(!v.is_null()),
             CPred::StartsWith(x) | CPred::EndsWith(x) | CPred::Contains(x) => {
-                let rhs = self.eval(x, row, aggs)?;
-                match (&v, &rhs) {
-                    (Value::Str(a), Value::Str(b)) => Value::Bool(match op {
-                        CPred::StartsWith(_) => a.starts_with(b.as_str()),
-                        CPred::EndsWith(_) => a.ends_with(b.as_str()),
-                        _ => a.contains(b.as_str()),
+                let rhs = self.operand(x, row, aggs)?;
+                match (v.as_str(), rhs.as_str()) {
+                    (Some(a), Some(b)) => Value::Bool(match op {
+                        CPred::StartsWith(_) => a.starts_with(b),
+                        CPred::EndsWith(_) => a.ends_with(b),
+                        _ => a.contains(b),
                     }),
                     _ => Value::Null,
                 }
             }
-            CPred::In(x) => match self.eval(x, row, aggs)? {
-                Value::Null => Value::Null,
-                Value::List(items) => {
-                    let mut unknown = false;
-                    for it in &items {
+            CPred::In(x) => {
+                let list = self.operand(x, row, aggs)?;
+                let items = match list.value_ref() {
+                    Some(Value::Null) => return Ok(Value::Null),
+                    Some(Value::List(items)) => items,
+                    Some(other) => {
+                        return Err(type_err(
+                            pos,
+                            format!("IN needs a list on its right, got {}", other.type_name()),
+                        ));
+                    }
+                    None => {
+                        return Err(type_err(
+                            pos,
+                            "IN needs a list on its right, got string".into(),
+                        ));
+                    }
+                };
+                let mut unknown = false;
+                if let Some(a) = v.as_str() {
+                    for it in items {
+                        match it {
+                            Value::Str(b) if a == b => return Ok(Value::Bool(true)),
+                            Value::Null => unknown = true,
+                            _ => {}
+                        }
+                    }
+                } else {
+                    let v = v.value();
+                    for it in items {
                         match cypher_eq(&v, it) {
                             Some(true) => return Ok(Value::Bool(true)),
                             None => unknown = true,
                             Some(false) => {}
                         }
                     }
-                    if unknown {
-                        Value::Null
-                    } else {
-                        Value::Bool(false)
-                    }
                 }
-                other => {
-                    return Err(type_err(
-                        pos,
-                        format!("IN needs a list on its right, got {}", other.type_name()),
-                    ));
+                if unknown && !items.is_empty() {
+                    Value::Null
+                } else {
+                    Value::Bool(false)
                 }
+            }
+            CPred::Regex(RegexArg::Fixed(re)) => match v.as_str() {
+                Some(s) => Value::Bool(re.is_match(s)),
+                None => Value::Null,
             },
-            CPred::Regex(arg) => {
-                let re = match arg {
-                    RegexArg::Fixed(re) => (**re).clone(),
-                    RegexArg::Dynamic(x) => match self.eval(x, row, aggs)? {
-                        Value::Str(p) => self.regex(&p, pos)?,
-                        Value::Null => return Ok(Value::Null),
-                        other => {
-                            return Err(type_err(
-                                pos,
-                                format!("=~ needs a string pattern, got {}", other.type_name()),
-                            ));
-                        }
-                    },
+            CPred::Regex(RegexArg::Dynamic(x)) => {
+                let pattern = match self.eval(x, row, aggs)? {
+                    Value::Str(p) => p,
+                    Value::Null => return Ok(Value::Null),
+                    other => {
+                        return Err(type_err(
+                            pos,
+                            format!("=~ needs a string pattern, got {}", other.type_name()),
+                        ));
+                    }
                 };
-                match v {
-                    Value::Str(s) => Value::Bool(re.is_match(&s)),
+                self.ensure_regex(&pattern, pos)?;
+                match (v.as_str(), self.regex_cache.get(&pattern)) {
+                    (Some(s), Some(re)) => Value::Bool(re.is_match(s)),
                     _ => Value::Null,
                 }
             }
         })
     }
 
-    fn regex(&mut self, pattern: &str, pos: usize) -> R<regex::Regex> {
-        if let Some(re) = self.regex_cache.get(pattern) {
-            return Ok(re.clone());
+    fn ensure_regex(&mut self, pattern: &str, pos: usize) -> R<()> {
+        if self.regex_cache.contains_key(pattern) {
+            return Ok(());
         }
         self.tick(pattern.len() as u64)?;
         let re = build_regex(pattern).map_err(|m| type_err(pos, m))?;
         if self.regex_cache.len() >= 64 {
             self.regex_cache.clear();
         }
-        self.regex_cache.insert(pattern.to_string(), re.clone());
-        Ok(re)
+        self.regex_cache.insert(pattern.to_string(), re);
+        Ok(())
     }
 
     fn arith(&mut self, op: ArithOp, a: Value, b: Value, pos: usize) -> R<Value> {

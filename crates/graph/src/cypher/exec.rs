@@ -90,8 +90,20 @@ struct StageState {
     seen: FxHashSet<Key>,
     groups: FxHashMap<Vec<Key>, usize>,
     group_list: Vec<Group>,
-    /// (sort keys, values) of a sorting projection.
-    buffer: Vec<(Vec<Value>, Vec<Value>)>,
+    /// Rows of a sorting projection.
+    buffer: Vec<Entry>,
+    /// Once the buffer was cut to the rows a `LIMIT` can need: the sort keys of the last one
+    /// kept (later rows that do not sort before it cannot make it).
+    cutoff: Option<Vec<Value>>,
+    seq: u64,
+}
+
+/// A row waiting to be sorted: sort keys, arrival number (the tie-break, so the order is
+/// total and deterministic) and the values.
+struct Entry {
+    keys: Vec<Value>,
+    seq: u64,
+    vals: Vec<Value>,
 }
 
 pub(super) struct Exec<'a> {
@@ -705,13 +717,12 @@ impl<'a> Exec<'a> {
         self.pos_hint = p.pos;
         self.tick(1)?;
         if p.aggregating {
-            let mut keys = Vec::new();
+            let mut hkey = Vec::new();
             for (e, has) in p.items.iter().zip(&p.item_has_agg) {
                 if !*has {
-                    keys.push(self.eval(e, row, &[])?);
+                    hkey.push(Key(self.eval(e, row, &[])?));
                 }
             }
-            let hkey: Vec<Key> = keys.iter().cloned().map(Key).collect();
             let gi = match self.states[si].groups.get(&hkey) {
                 Some(&gi) => gi,
                 None => {
@@ -720,7 +731,7 @@ impl<'a> Exec<'a> {
                     let gi = st.group_list.len();
                     st.group_list.push(Group {
                         rep: row.clone(),
-                        keys,
+                        keys: hkey.iter().map(|k| k.0.clone()).collect(),
                         accs: p.aggs.iter().map(AccState::new).collect(),
                     });
                     st.groups.insert(hkey, gi);
@@ -738,10 +749,17 @@ impl<'a> Exec<'a> {
             }
             return Ok(Flow::Continue);
         }
-        let mut vals = Vec::with_capacity(p.items.len());
-        for e in &p.items {
-            vals.push(self.eval(e, row, &[])?);
+        if !p.order.is_empty() && !p.distinct && !p.order_uses_aliases {
+            // Sort keys first: rows that cannot make a LIMIT are never built.
+            let keys = self.sort_keys(p, row)?;
+            if !self.may_keep(si, p, &keys) {
+                return Ok(Flow::Continue);
+            }
+            let vals = self.items(p, row)?;
+            self.buffer_row(si, p, keys, vals);
+            return Ok(Flow::Continue);
         }
+        let vals = self.items(p, row)?;
         if p.distinct && !self.states[si].seen.insert(Key(Value::List(vals.clone()))) {
             return Ok(Flow::Continue);
         }
@@ -749,19 +767,9 @@ impl<'a> Exec<'a> {
             for (v, s) in vals.iter().zip(&p.alias_slots) {
                 put(row, *s, v.clone());
             }
-            let mut keys = Vec::with_capacity(p.order.len());
-            for (e, _) in &p.order {
-                keys.push(self.eval(e, row, &[])?);
-            }
-            let keep = self.keep_count(p);
-            let st = &mut self.states[si];
-            st.buffer.push((keys, vals));
-            if let Some(keep) = keep {
-                let keep = usize::try_from(keep).unwrap_or(usize::MAX);
-                if st.buffer.len() >= keep.saturating_mul(2).saturating_add(1024) {
-                    sort_entries(&mut st.buffer, &p.order);
-                    st.buffer.truncate(keep);
-                }
+            let keys = self.sort_keys(p, row)?;
+            if self.may_keep(si, p, &keys) {
+                self.buffer_row(si, p, keys, vals);
             }
             return Ok(Flow::Continue);
         }
@@ -777,6 +785,56 @@ impl<'a> Exec<'a> {
         let reached = p.limit.is_some_and(|l| st.emitted >= l);
         let flow = self.emit(pipe, si, p, vals)?;
         Ok(if reached { Flow::Stop } else { flow })
+    }
+
+    fn items(&mut self, p: &'a Proj, row: &[Value]) -> R<Vec<Value>> {
+        let mut vals = Vec::with_capacity(p.items.len());
+        for e in &p.items {
+            vals.push(self.eval(e, row, &[])?);
+        }
+        Ok(vals)
+    }
+
+    fn sort_keys(&mut self, p: &'a Proj, row: &[Value]) -> R<Vec<Value>> {
+        let mut keys = Vec::with_capacity(p.order.len());
+        for (e, _) in &p.order {
+            keys.push(self.eval(e, row, &[])?);
+        }
+        Ok(keys)
+    }
+
+    /// Whether a row with these sort keys can still be among the rows a LIMIT keeps.
+    fn may_keep(&self, si: usize, p: &Proj, keys: &[Value]) -> bool {
+        if self.keep_count(p) == Some(0) {
+            return false;
+        }
+        match &self.states[si].cutoff {
+            // an equal key arrives later than the cut-off row, so it sorts after it
+            Some(cut) => cmp_keys(keys, cut, &p.order) == Ordering::Less,
+            None => true,
+        }
+    }
+
+    fn buffer_row(&mut self, si: usize, p: &Proj, keys: Vec<Value>, vals: Vec<Value>) {
+        let keep = self
+            .keep_count(p)
+            .map(|k| usize::try_from(k).unwrap_or(usize::MAX));
+        let st = &mut self.states[si];
+        st.seq += 1;
+        st.buffer.push(Entry {
+            keys,
+            seq: st.seq,
+            vals,
+        });
+        if let Some(keep) = keep
+            && keep > 0
+            && st.buffer.len() >= keep.saturating_mul(2).saturating_add(256)
+        {
+            st.buffer
+                .select_nth_unstable_by(keep - 1, |a, b| cmp_entries(a, b, &p.order));
+            st.buffer.truncate(keep);
+            st.cutoff = st.buffer.get(keep - 1).map(|e| e.keys.clone());
+        }
     }
 
     /// How many sorted rows a projection can need at most (skip + limit, the row cap for RETURN).
@@ -819,7 +877,7 @@ impl<'a> Exec<'a> {
             Some(st) => std::mem::take(st),
             None => return Ok(()),
         };
-        let mut entries: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
+        let mut entries: Vec<Entry> = Vec::new();
         if p.aggregating {
             let mut groups = st.group_list;
             if groups.is_empty() && p.item_has_agg.iter().all(|h| *h) {
@@ -860,16 +918,20 @@ impl<'a> Exec<'a> {
                         sort_keys.push(self.eval(e, &grp.rep, &agg_vals)?);
                     }
                 }
-                entries.push((sort_keys, vals));
+                entries.push(Entry {
+                    keys: sort_keys,
+                    seq: entries.len() as u64,
+                    vals,
+                });
             }
         } else {
             entries = st.buffer;
         }
         if !p.order.is_empty() {
-            sort_entries(&mut entries, &p.order);
+            entries.sort_unstable_by(|a, b| cmp_entries(a, b, &p.order));
         }
         let skip = usize::try_from(p.skip).unwrap_or(usize::MAX);
-        for (emitted, (_, vals)) in entries.into_iter().skip(skip).enumerate() {
+        for (emitted, Entry { vals, .. }) in entries.into_iter().skip(skip).enumerate() {
             if p.limit.is_some_and(|l| emitted as u64 >= l) {
                 break;
             }
@@ -881,20 +943,19 @@ impl<'a> Exec<'a> {
     }
 }
 
-fn sort_entries(entries: &mut [(Vec<Value>, Vec<Value>)], order: &[(CExpr, bool)]) {
-    entries.sort_by(|a, b| {
-        for (i, (_, desc)) in order.iter().enumerate() {
-            let (Some(x), Some(y)) = (a.0.get(i), b.0.get(i)) else {
-                break;
-            };
-            let o = order_cmp(x, y);
-            let o = if *desc { o.reverse() } else { o };
-            if o != Ordering::Equal {
-                return o;
-            }
+fn cmp_keys(a: &[Value], b: &[Value], order: &[(CExpr, bool)]) -> Ordering {
+    for ((x, y), (_, desc)) in a.iter().zip(b).zip(order) {
+        let o = order_cmp(x, y);
+        let o = if *desc { o.reverse() } else { o };
+        if o != Ordering::Equal {
+            return o;
         }
-        Ordering::Equal
-    });
+    }
+    Ordering::Equal
+}
+
+fn cmp_entries(a: &Entry, b: &Entry, order: &[(CExpr, bool)]) -> Ordering {
+    cmp_keys(&a.keys, &b.keys, order).then(a.seq.cmp(&b.seq))
 }
 
 /// Adds one value to an aggregate; returns the work it cost.

@@ -238,6 +238,8 @@ pub struct Proj {
     pub aggregating: bool,
     pub distinct: bool,
     pub order: Vec<(CExpr, bool)>,
+    /// Some `ORDER BY` expression reads a projected alias (so items are evaluated first).
+    pub order_uses_aliases: bool,
     pub skip: u64,
     pub limit: Option<u64>,
     /// Evaluated on the output row (`WITH ... WHERE`).

@@ -1502,3 +1502,310 @@ fn parse_exposes_the_ast() {
     assert_eq!(e.kind, ErrorKind::Syntax);
     assert_eq!(e.offset, 19);
 }
+
+/// A code-shaped graph of about 60k nodes and 400k edges (Django-sized): files, classes,
+/// methods and functions with a skewed name distribution, calls mostly within a file.
+fn synthetic(seed: u64) -> Graph {
+    use crate::{EdgeInput, NodeData, Provenance, Visibility};
+    let mut rng = Rng(seed);
+    let common = [
+        "__init__", "get", "save", "__str__", "clean", "run", "setUp", "test_it", "as_sql",
+        "render",
+    ];
+    let mut nodes: Vec<NodeData> = Vec::new();
+    let mut edges: Vec<EdgeInput> = Vec::new();
+    let mut callables: Vec<(i64, usize)> = Vec::new(); // (id, file number)
+    let mut classes: Vec<i64> = Vec::new();
+    let mut file_ids: Vec<i64> = Vec::new();
+    let mut id = 0i64;
+    let mut mk = |nodes: &mut Vec<NodeData>,
+                  kind: NodeKind,
+                  qname: String,
+                  path: &str,
+                  parent: Option<i64>,
+                  line: u32,
+                  cx: Option<u32>| {
+        id += 1;
+        nodes.push(NodeData {
+            id,
+            kind,
+            name: qname.rsplit('.').next().unwrap_or("").to_string(),
+            qname,
+            path: path.to_string(),
+            language: "python".into(),
+            start_line: line,
+            end_line: line + 10,
+            visibility: Visibility::Public,
+            modifiers: String::new(),
+            complexity: cx,
+            parent_id: parent,
+            signature: String::new(),
+        });
+        id
+    };
+    for f in 0..2_500usize {
+        let dir = [
+            "db/models",
+            "http",
+            "forms",
+            "contrib/admin",
+            "utils",
+            "core",
+            "template",
+            "test",
+        ][f % 8];
+        let path = format!("django/{dir}/m{f}.py");
+        let module = format!("django.{}.m{f}", dir.replace('/', "."));
+        let file = mk(
+            &mut nodes,
+            NodeKind::File,
+            path.clone(),
+            &path,
+            None,
+            1,
+            None,
+        );
+        file_ids.push(file);
+        let mut line = 1;
+        for c in 0..2 {
+            let cname = format!("{module}.C{f}x{c}");
+            let class = mk(
+                &mut nodes,
+                NodeKind::Class,
+                cname.clone(),
+                &path,
+                Some(file),
+                line,
+                None,
+            );
+            classes.push(class);
+            line += 1;
+            for _ in 0..9 {
+                let name = if rng.below(3) == 0 {
+                    common[rng.below(common.len())].to_string()
+                } else {
+                    format!("m{}", rng.below(4000))
+                };
+                let cx = 1 + rng.below(15) as u32;
+                let m = mk(
+                    &mut nodes,
+                    NodeKind::Method,
+                    format!("{cname}.{name}"),
+                    &path,
+                    Some(class),
+                    line,
+                    Some(cx),
+                );
+                callables.push((m, f));
+                line += 12;
+            }
+            for _ in 0..2 {
+                mk(
+                    &mut nodes,
+                    NodeKind::Field,
+                    format!("{cname}.f{}", rng.below(500)),
+                    &path,
+                    Some(class),
+                    line,
+                    None,
+                );
+                line += 1;
+            }
+        }
+        for _ in 0..3 {
+            let name = format!("fn{}", rng.below(3000));
+            let func = mk(
+                &mut nodes,
+                NodeKind::Function,
+                format!("{module}.{name}"),
+                &path,
+                Some(file),
+                line,
+                Some(1 + rng.below(8) as u32),
+            );
+            callables.push((func, f));
+            line += 12;
+        }
+    }
+    let edge = |src, dst, kind| EdgeInput {
+        src,
+        dst,
+        kind,
+        provenance: Provenance::Inferred,
+    };
+    let n_callables = callables.len();
+    // calls: ~6 per callable, 60 % within the same neighbourhood of files
+    for i in 0..n_callables {
+        let (src, f) = callables[i];
+        for _ in 0..6 {
+            let j = if rng.below(10) < 6 {
+                let base = (f * n_callables / 2_500).min(n_callables - 1);
+                (base + rng.below(60)).min(n_callables - 1)
+            } else {
+                rng.below(n_callables)
+            };
+            edges.push(edge(src, callables[j].0, EdgeKind::Calls));
+        }
+        if rng.below(2) == 0 {
+            edges.push(edge(
+                src,
+                classes[rng.below(classes.len())],
+                EdgeKind::UsesType,
+            ));
+        }
+        if rng.below(4) == 0 {
+            edges.push(edge(
+                src,
+                classes[rng.below(classes.len())],
+                EdgeKind::Instantiates,
+            ));
+        }
+    }
+    for (i, &c) in classes.iter().enumerate() {
+        if i > 0 && rng.below(2) == 0 {
+            edges.push(edge(c, classes[rng.below(i)], EdgeKind::Inherits));
+        }
+    }
+    for &f in &file_ids {
+        for _ in 0..8 {
+            edges.push(edge(
+                f,
+                file_ids[rng.below(file_ids.len())],
+                EdgeKind::Imports,
+            ));
+        }
+        for _ in 0..40 {
+            edges.push(edge(
+                f,
+                callables[rng.below(n_callables)].0,
+                EdgeKind::References,
+            ));
+        }
+    }
+    Graph::new(nodes, &edges)
+}
+
+#[test]
+#[ignore = "timing; run with --release -- --ignored --nocapture"]
+#[allow(clippy::print_stderr)]
+fn bench_django_sized() {
+    use std::time::Instant;
+    let t = Instant::now();
+    let g = synthetic(42);
+    let _ = g.nodes_named("get");
+    eprintln!(
+        "graph: {} nodes, {} edges, built in {:?}",
+        g.len(),
+        g.edge_count(),
+        t.elapsed()
+    );
+    let pick = |k: NodeKind, i: usize| g.node(g.nodes_of_kind(k)[i]).qname.clone();
+    let queries: Vec<(&str, Vec<(String, Value)>)> = vec![
+        (
+            "MATCH (f:Method {name: 'save'})<-[:CALLS]-(c) RETURN c.qname LIMIT 200",
+            vec![],
+        ),
+        (
+            "MATCH (c:Class {qname: $q})-[:CONTAINS]->(m:Method) RETURN m.name",
+            vec![("q".into(), Value::Str(pick(NodeKind::Class, 100)))],
+        ),
+        (
+            "MATCH (a {qname: $q})-[:CALLS]->(b)-[:CALLS]->(c) RETURN DISTINCT c.qname LIMIT 100",
+            vec![("q".into(), Value::Str(pick(NodeKind::Method, 500)))],
+        ),
+        (
+            "MATCH (a {qname: $q})-[:CALLS*1..3]->(b) RETURN count(DISTINCT b)",
+            vec![("q".into(), Value::Str(pick(NodeKind::Method, 700)))],
+        ),
+        (
+            "MATCH (a {qname: $q})-[:CALLS*1..5]->(b) RETURN b.qname LIMIT 1000",
+            vec![("q".into(), Value::Str(pick(NodeKind::Method, 900)))],
+        ),
+        (
+            "MATCH (f:Function) WHERE NOT (f)<-[:CALLS]-() RETURN f.qname LIMIT 100",
+            vec![],
+        ),
+        (
+            "MATCH (f:Function) WHERE f.name STARTS WITH 'fn12' RETURN f.qname LIMIT 50",
+            vec![],
+        ),
+        (
+            "MATCH (c:Class)-[:INHERITS]->(b:Class {qname: $q}) RETURN c.qname",
+            vec![("q".into(), Value::Str(pick(NodeKind::Class, 10)))],
+        ),
+        (
+            "MATCH (m:Method) RETURN m.name, count(*) AS c ORDER BY c DESC LIMIT 10",
+            vec![],
+        ),
+        (
+            "MATCH (m:Method) WHERE m.complexity > 12 RETURN m.qname ORDER BY m.complexity DESC LIMIT 20",
+            vec![],
+        ),
+        (
+            "MATCH (f:File)-[:IMPORTS]->(g:File) WHERE f.path STARTS WITH 'django/db' RETURN g.path, count(*) AS c ORDER BY c DESC LIMIT 10",
+            vec![],
+        ),
+        (
+            "MATCH (m:Method {name: 'get'})-[:CALLS]->(x:Method {name: 'save'}) RETURN m.qname, x.qname",
+            vec![],
+        ),
+        (
+            "MATCH (c:Class)-[:CONTAINS]->(m:Method) WHERE m.name = '__str__' AND c.name ENDS WITH 'x1' RETURN c.qname LIMIT 50",
+            vec![],
+        ),
+        (
+            "MATCH (f:Function) WHERE NOT EXISTS { (f)<-[:CALLS]-() } AND NOT (f)<-[:REFERENCES]-() RETURN count(f)",
+            vec![],
+        ),
+        (
+            "MATCH (n) WHERE n.qname =~ 'django\\\\.http\\\\..*\\\\.get' RETURN count(*)",
+            vec![],
+        ),
+    ];
+    for (text, params) in &queries {
+        let opts = QueryOptions {
+            params: params.clone(),
+            ..QueryOptions::default()
+        };
+        let mut times = Vec::new();
+        let mut result = None;
+        for _ in 0..30 {
+            let t = Instant::now();
+            let r = run(&g, text, &opts);
+            times.push(t.elapsed());
+            result = Some(r);
+        }
+        times.sort();
+        let summary = match result {
+            Some(Ok(r)) => format!(
+                "{} rows{}, {} expansions, {} scanned",
+                r.rows.len(),
+                if r.truncated { " (truncated)" } else { "" },
+                r.stats.expansions,
+                r.stats.rows_scanned
+            ),
+            Some(Err(e)) => format!("ERROR {}", e.message),
+            None => String::new(),
+        };
+        eprintln!(
+            "p50 {:>9.3?} p95 {:>9.3?}  {summary}\n    {text}",
+            times[15], times[28]
+        );
+    }
+}
+
+#[test]
+#[ignore = "profiling helper"]
+#[allow(clippy::print_stderr)]
+fn profile_scan() {
+    let g = synthetic(42);
+    let _ = g.nodes_named("x");
+    let text = std::env::var("CYPHER_PROFILE_QUERY").unwrap_or_else(|_| "MATCH (m:Method) WHERE m.complexity > 12 RETURN m.qname ORDER BY m.complexity DESC LIMIT 20".into());
+    for q in text.split(";;") {
+        let t = std::time::Instant::now();
+        for _ in 0..50 {
+            let _ = run(&g, q, &QueryOptions::default());
+        }
+        eprintln!("{:?} {q}", t.elapsed() / 50);
+    }
+}
