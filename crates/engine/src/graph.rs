@@ -56,11 +56,11 @@ const MEMBER_CAP: u32 = 5000;
 /// Most nodes a path search visits from both ends together.
 const PATH_NODE_CAP: usize = 250_000;
 
-fn is_type(kind: &str) -> bool {
+pub(crate) fn is_type(kind: &str) -> bool {
     TYPE_KINDS.contains(&kind)
 }
 
-fn is_container(kind: &str) -> bool {
+pub(crate) fn is_container(kind: &str) -> bool {
     CONTAINER_KINDS.contains(&kind)
 }
 
@@ -99,7 +99,7 @@ pub fn is_test_path(path: &str) -> bool {
 
 /// A test by its name or annotations: `test_x` / `test`, `TestX` / `Test_x`, a `tests` module
 /// (Rust `mod tests`), or an `@Test`-like annotation.
-fn is_test_symbol(s: &Symbol) -> bool {
+pub(crate) fn is_test_symbol(s: &Symbol) -> bool {
     let name = s.name.as_str();
     let test_prefixed = name.strip_prefix("Test").is_some_and(|rest| {
         rest.chars()
@@ -120,7 +120,11 @@ fn is_test_symbol(s: &Symbol) -> bool {
 
 /// A main function (top level, or a static method such as Java's `main` and C#'s `Main`), or a
 /// Python file run as a script.
-fn is_entry_point(s: &Symbol, parent: Option<&Symbol>, scripts: &HashSet<String>) -> bool {
+pub(crate) fn is_entry_point(
+    s: &Symbol,
+    parent: Option<&Symbol>,
+    scripts: &HashSet<String>,
+) -> bool {
     if s.kind == "file" {
         return scripts.contains(&s.path) || s.path.rsplit('/').next() == Some("__main__.py");
     }
@@ -139,7 +143,11 @@ fn is_entry_point(s: &Symbol, parent: Option<&Symbol>, scripts: &HashSet<String>
 
 /// Public and reachable from outside its module: a public top-level definition, or a public
 /// member of a public top-level type. Tests are never public API.
-fn is_public_api(s: &Symbol, parent: Option<&Symbol>, grandparent: Option<&Symbol>) -> bool {
+pub(crate) fn is_public_api(
+    s: &Symbol,
+    parent: Option<&Symbol>,
+    grandparent: Option<&Symbol>,
+) -> bool {
     if s.visibility != "public" || matches!(s.kind.as_str(), "file" | "document" | "doc_section") {
         return false;
     }

@@ -1,6 +1,6 @@
 //! Where Sextant keeps its data: `$SEXTANT_HOME` (default `~/.sextant`), one directory per
-//! repository (`repos/<name>-<hash of the root path>/`) holding `index.db`, `index.lock` and
-//! `root.txt` (the repository path it belongs to).
+//! repository (`repos/<name>-<hash of the root path>/`) holding `index.db`, `index.lock`,
+//! `derived.db` (cached analytics) and `root.txt` (the repository path it belongs to).
 
 use std::path::{Path, PathBuf};
 
@@ -67,6 +67,12 @@ impl DataDir {
 
     pub fn db(&self) -> PathBuf {
         self.dir.join("index.db")
+    }
+
+    /// Results derived from generations (PageRank, communities, ...): a cache beside the index,
+    /// in its own database so writing it never contends with an indexer.
+    pub fn derived(&self) -> PathBuf {
+        self.dir.join("derived.db")
     }
 
     pub fn lock(&self) -> PathBuf {

@@ -1,6 +1,7 @@
 //! Sextant's API boundary: indexing orchestration (walk → extract in parallel → store → resolve →
 //! publish) and the queries behind every surface. Returns plain structs; surfaces serialize.
 
+mod analytics;
 mod changes;
 pub mod config;
 mod eval;
@@ -17,6 +18,13 @@ mod scip_merge;
 mod types;
 mod watch;
 
+pub use analytics::{
+    Architecture, Bridges, Central, Community, CommunityLink, CommunityReport, ComplexFunction,
+    ComplexityReport, ComplexityTotal, Coupling, Cycle, CycleEdge, Cycles, DeadCode,
+    DeadCodeConfig, DeadItem, EntryPointItem, EntryPoints, FlowStep, FlowSummary, Flows, Hotspot,
+    Layer, NodeRef, QueryError, QueryOutput, QueryTruncation, RankedNode, RepoConfig, SchemaEntry,
+    SchemaReport, load_repo_config,
+};
 pub use changes::{
     ChangeInput, ChangeSet, ChangedFile, ChangedSymbol, IndexSide, LineHunk, read_diff_file,
 };
@@ -60,6 +68,9 @@ pub enum Error {
     InvalidArgument(String),
     #[error(transparent)]
     Git(#[from] sextant_git::GitError),
+    /// A Cypher query that cannot run; the message points at the position with a caret.
+    #[error(transparent)]
+    Query(#[from] QueryError),
     /// Indexing was cancelled before it published; the previous generation still serves.
     #[error("cancelled before publishing; the previous index is unchanged")]
     Cancelled,

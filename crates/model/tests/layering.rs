@@ -45,6 +45,7 @@ const ALLOWED: &[(&str, &[&str], &[&str])] = &[
             "regex",
             "globset",
             "serde",
+            "serde_json",
             "toml",
             "crossbeam-channel",
             "rustc-hash",
@@ -54,7 +55,7 @@ const ALLOWED: &[(&str, &[&str], &[&str])] = &[
             "notify-debouncer-full",
         ],
         &[
-            "model", "lang", "extract", "resolve", "search", "store", "vfs", "git", "scip",
+            "model", "lang", "extract", "resolve", "graph", "search", "store", "vfs", "git", "scip",
         ],
     ),
     (

@@ -726,7 +726,7 @@ impl<'a> Exec<'a> {
             let gi = match self.states[si].groups.get(&hkey) {
                 Some(&gi) => gi,
                 None => {
-                    self.tick(1)?;
+                    self.tick(row.len() as u64 + 1)?;
                     let st = &mut self.states[si];
                     let gi = st.group_list.len();
                     st.group_list.push(Group {
@@ -756,12 +756,15 @@ impl<'a> Exec<'a> {
                 return Ok(Flow::Continue);
             }
             let vals = self.items(p, row)?;
-            self.buffer_row(si, p, keys, vals);
+            self.buffer_row(si, p, keys, vals)?;
             return Ok(Flow::Continue);
         }
         let vals = self.items(p, row)?;
-        if p.distinct && !self.states[si].seen.insert(Key(Value::List(vals.clone()))) {
-            return Ok(Flow::Continue);
+        if p.distinct {
+            if !self.states[si].seen.insert(Key(Value::List(vals.clone()))) {
+                return Ok(Flow::Continue);
+            }
+            self.tick(vals.len() as u64)?;
         }
         if !p.order.is_empty() {
             for (v, s) in vals.iter().zip(&p.alias_slots) {
@@ -769,7 +772,7 @@ impl<'a> Exec<'a> {
             }
             let keys = self.sort_keys(p, row)?;
             if self.may_keep(si, p, &keys) {
-                self.buffer_row(si, p, keys, vals);
+                self.buffer_row(si, p, keys, vals)?;
             }
             return Ok(Flow::Continue);
         }
@@ -815,7 +818,10 @@ impl<'a> Exec<'a> {
         }
     }
 
-    fn buffer_row(&mut self, si: usize, p: &Proj, keys: Vec<Value>, vals: Vec<Value>) {
+    /// Buffers a row for sorting (charged to the work budget: buffers are what memory grows
+    /// with).
+    fn buffer_row(&mut self, si: usize, p: &Proj, keys: Vec<Value>, vals: Vec<Value>) -> R<()> {
+        self.tick((keys.len() + vals.len()) as u64)?;
         let keep = self
             .keep_count(p)
             .map(|k| usize::try_from(k).unwrap_or(usize::MAX));
@@ -835,6 +841,7 @@ impl<'a> Exec<'a> {
             st.buffer.truncate(keep);
             st.cutoff = st.buffer.get(keep - 1).map(|e| e.keys.clone());
         }
+        Ok(())
     }
 
     /// How many sorted rows a projection can need at most (skip + limit, the row cap for RETURN).

@@ -689,211 +689,119 @@ impl Parser<'_> {
 
     pub fn expr(&mut self) -> R<Expr> {
         self.enter()?;
-        let result = self.or();
+        let saved = self.depth;
+        let result = self.operators();
+        self.depth = saved;
         self.leave();
         result
     }
 
-    fn or(&mut self) -> R<Expr> {
-        let first = self.xor()?;
-        if !self.is_kw("OR") {
-            return Ok(first);
+    /// The binary operator at the current token, with its precedence level.
+    fn binary_op(&self) -> Option<(u8, BinOp)> {
+        let cmp = |op| Some((LEVEL_CMP, BinOp::Cmp(op)));
+        let arith = |level, op| Some((level, BinOp::Arith(op)));
+        match self.peek() {
+            Tok::Ident(w) => {
+                let w = w.to_ascii_uppercase();
+                match w.as_str() {
+                    "OR" => Some((LEVEL_OR, BinOp::Or)),
+                    "XOR" => Some((LEVEL_XOR, BinOp::Xor)),
+                    "AND" => Some((LEVEL_AND, BinOp::And)),
+                    "STARTS" => Some((LEVEL_PRED, BinOp::StartsWith)),
+                    "ENDS" => Some((LEVEL_PRED, BinOp::EndsWith)),
+                    "CONTAINS" => Some((LEVEL_PRED, BinOp::Contains)),
+                    "IN" => Some((LEVEL_PRED, BinOp::In)),
+                    _ => None,
+                }
+            }
+            Tok::RegexMatch => Some((LEVEL_PRED, BinOp::Regex)),
+            Tok::Eq => cmp(CmpOp::Eq),
+            Tok::Neq => cmp(CmpOp::Neq),
+            Tok::Lt => cmp(CmpOp::Lt),
+            Tok::Le => cmp(CmpOp::Le),
+            Tok::Gt => cmp(CmpOp::Gt),
+            Tok::Ge => cmp(CmpOp::Ge),
+            Tok::Plus => arith(LEVEL_ADD, ArithOp::Add),
+            Tok::Minus => arith(LEVEL_ADD, ArithOp::Sub),
+            Tok::Star => arith(LEVEL_MUL, ArithOp::Mul),
+            Tok::Slash => arith(LEVEL_MUL, ArithOp::Div),
+            Tok::Percent => arith(LEVEL_MUL, ArithOp::Mod),
+            Tok::Caret => arith(LEVEL_POW, ArithOp::Pow),
+            _ => None,
         }
-        let pos = first.pos;
-        let mut list = vec![first];
-        while self.eat_kw("OR") {
-            list.push(self.xor()?);
-        }
-        Ok(Expr {
-            kind: ExprKind::Or(list),
-            pos,
-        })
     }
 
-    fn xor(&mut self) -> R<Expr> {
-        let first = self.and()?;
-        if !self.is_kw("XOR") {
-            return Ok(first);
-        }
-        let pos = first.pos;
-        let mut list = vec![first];
-        while self.eat_kw("XOR") {
-            list.push(self.and()?);
-        }
-        Ok(Expr {
-            kind: ExprKind::Xor(list),
-            pos,
-        })
-    }
-
-    fn and(&mut self) -> R<Expr> {
-        let first = self.not()?;
-        if !self.is_kw("AND") {
-            return Ok(first);
-        }
-        let pos = first.pos;
-        let mut list = vec![first];
-        while self.eat_kw("AND") {
-            list.push(self.not()?);
-        }
-        Ok(Expr {
-            kind: ExprKind::And(list),
-            pos,
-        })
-    }
-
-    fn not(&mut self) -> R<Expr> {
-        if self.is_kw("NOT") {
-            let pos = self.at();
-            self.bump();
-            self.enter()?;
-            let inner = self.not();
-            self.leave();
-            return Ok(Expr {
-                kind: ExprKind::Not(Box::new(inner?)),
-                pos,
+    /// Operator precedence without one function per level: operands (prefix operators,
+    /// then a postfix expression) and operators go on two stacks; an operator reduces the
+    /// pending ones of the same or higher level first (all binary operators are
+    /// left-associative). Same-level chains become one n-ary node, so the tree depth is bounded
+    /// by the number of levels, not by the length of the text.
+    fn operators(&mut self) -> R<Expr> {
+        let mut operands: Vec<Operand> = Vec::new();
+        let mut ops: Vec<Pending> = Vec::new();
+        loop {
+            // prefix operators
+            loop {
+                let pos = self.at();
+                if self.is_kw("NOT") {
+                    self.bump();
+                    self.enter()?;
+                    ops.push(Pending::Prefix {
+                        level: LEVEL_NOT,
+                        negate: false,
+                        pos,
+                    });
+                } else if self.is(&Tok::Minus) {
+                    self.bump();
+                    self.enter()?;
+                    ops.push(Pending::Prefix {
+                        level: LEVEL_NEG,
+                        negate: true,
+                        pos,
+                    });
+                } else if self.is(&Tok::Plus) {
+                    self.bump();
+                } else {
+                    break;
+                }
+            }
+            let operand = self.postfix()?;
+            operands.push(Operand {
+                expr: operand,
+                chain: None,
             });
-        }
-        self.comparison()
-    }
-
-    fn comparison(&mut self) -> R<Expr> {
-        let first = self.predicate()?;
-        let mut rest = Vec::new();
-        loop {
-            let op = match self.peek() {
-                Tok::Eq => CmpOp::Eq,
-                Tok::Neq => CmpOp::Neq,
-                Tok::Lt => CmpOp::Lt,
-                Tok::Le => CmpOp::Le,
-                Tok::Gt => CmpOp::Gt,
-                Tok::Ge => CmpOp::Ge,
-                _ => break,
-            };
-            self.bump();
-            rest.push((op, self.predicate()?));
-        }
-        if rest.is_empty() {
-            return Ok(first);
-        }
-        let pos = first.pos;
-        Ok(Expr {
-            kind: ExprKind::Compare(Box::new(first), rest),
-            pos,
-        })
-    }
-
-    fn predicate(&mut self) -> R<Expr> {
-        let base = self.additive()?;
-        let mut ops = Vec::new();
-        loop {
-            let at = self.at();
-            let op = if self.is_kw("STARTS") {
+            // IS [NOT] NULL: a postfix operator of the predicate level
+            while self.is_kw("IS") {
+                let pos = self.at();
                 self.bump();
-                self.expect_kw("WITH")?;
-                PredOp::StartsWith(self.additive()?)
-            } else if self.is_kw("ENDS") {
-                self.bump();
-                self.expect_kw("WITH")?;
-                PredOp::EndsWith(self.additive()?)
-            } else if self.eat_kw("CONTAINS") {
-                PredOp::Contains(self.additive()?)
-            } else if self.eat_kw("IN") {
-                PredOp::In(self.additive()?)
-            } else if self.eat(&Tok::RegexMatch) {
-                PredOp::Regex(self.additive()?)
-            } else if self.eat_kw("IS") {
-                if self.eat_kw("NOT") {
-                    self.expect_kw("NULL")?;
+                let op = if self.eat_kw("NOT") {
                     PredOp::IsNotNull
                 } else {
-                    self.expect_kw("NULL")?;
                     PredOp::IsNull
-                }
-            } else {
+                };
+                self.expect_kw("NULL")?;
+                reduce_while(&mut operands, &mut ops, LEVEL_PRED)?;
+                let Some(top) = operands.pop() else {
+                    return Err(CypherError::syntax(pos, "IS NULL needs an operand"));
+                };
+                operands.push(add_pred(top, op, pos));
+            }
+            let Some((level, op)) = self.binary_op() else {
                 break;
             };
-            ops.push((op, at));
-        }
-        if ops.is_empty() {
-            return Ok(base);
-        }
-        let pos = base.pos;
-        Ok(Expr {
-            kind: ExprKind::Predicate(Box::new(base), ops),
-            pos,
-        })
-    }
-
-    fn arith_chain(
-        &mut self,
-        next: fn(&mut Self) -> R<Expr>,
-        op_of: fn(&Tok) -> Option<ArithOp>,
-    ) -> R<Expr> {
-        let first = next(self)?;
-        let mut rest = Vec::new();
-        while let Some(op) = op_of(self.peek()) {
+            let pos = self.at();
             self.bump();
-            rest.push((op, next(self)?));
+            if matches!(op, BinOp::StartsWith | BinOp::EndsWith) {
+                self.expect_kw("WITH")?;
+            }
+            reduce_while(&mut operands, &mut ops, level)?;
+            ops.push(Pending::Binary { level, op, pos });
         }
-        if rest.is_empty() {
-            return Ok(first);
+        reduce_while(&mut operands, &mut ops, 0)?;
+        match (operands.pop(), operands.is_empty()) {
+            (Some(top), true) => Ok(top.expr),
+            _ => Err(CypherError::syntax(self.at(), "malformed expression")),
         }
-        let pos = first.pos;
-        Ok(Expr {
-            kind: ExprKind::Arith(Box::new(first), rest),
-            pos,
-        })
-    }
-
-    fn additive(&mut self) -> R<Expr> {
-        self.arith_chain(Self::multiplicative, |t| match t {
-            Tok::Plus => Some(ArithOp::Add),
-            Tok::Minus => Some(ArithOp::Sub),
-            _ => None,
-        })
-    }
-
-    fn multiplicative(&mut self) -> R<Expr> {
-        self.arith_chain(Self::power, |t| match t {
-            Tok::Star => Some(ArithOp::Mul),
-            Tok::Slash => Some(ArithOp::Div),
-            Tok::Percent => Some(ArithOp::Mod),
-            _ => None,
-        })
-    }
-
-    fn power(&mut self) -> R<Expr> {
-        self.arith_chain(Self::unary, |t| match t {
-            Tok::Caret => Some(ArithOp::Pow),
-            _ => None,
-        })
-    }
-
-    fn unary(&mut self) -> R<Expr> {
-        let pos = self.at();
-        let negate = match self.peek() {
-            Tok::Minus => true,
-            Tok::Plus => false,
-            _ => return self.postfix(),
-        };
-        self.bump();
-        self.enter()?;
-        let inner = self.unary();
-        self.leave();
-        let inner = inner?;
-        if !negate {
-            return Ok(inner);
-        }
-        let kind = match inner.kind {
-            ExprKind::Int(v) => ExprKind::Int(v.wrapping_neg()),
-            ExprKind::Float(v) => ExprKind::Float(-v),
-            other => ExprKind::Neg(Box::new(Expr {
-                kind: other,
-                pos: inner.pos,
-            })),
-        };
-        Ok(Expr { kind, pos })
     }
 
     fn postfix(&mut self) -> R<Expr> {
@@ -1175,4 +1083,190 @@ impl Parser<'_> {
         self.expect(&Tok::RBrace, "`}` to close the subquery")?;
         Ok((patterns, where_))
     }
+}
+
+const LEVEL_OR: u8 = 1;
+const LEVEL_XOR: u8 = 2;
+const LEVEL_AND: u8 = 3;
+const LEVEL_NOT: u8 = 4;
+const LEVEL_CMP: u8 = 5;
+const LEVEL_PRED: u8 = 6;
+const LEVEL_ADD: u8 = 7;
+const LEVEL_MUL: u8 = 8;
+const LEVEL_POW: u8 = 9;
+const LEVEL_NEG: u8 = 10;
+
+#[derive(Debug, Clone, Copy)]
+enum BinOp {
+    Or,
+    Xor,
+    And,
+    Cmp(CmpOp),
+    StartsWith,
+    EndsWith,
+    Contains,
+    In,
+    Regex,
+    Arith(ArithOp),
+}
+
+enum Pending {
+    Binary { level: u8, op: BinOp, pos: usize },
+    Prefix { level: u8, negate: bool, pos: usize },
+}
+
+impl Pending {
+    fn level(&self) -> u8 {
+        match self {
+            Pending::Binary { level, .. } | Pending::Prefix { level, .. } => *level,
+        }
+    }
+}
+
+/// An operand; `chain` is the level of the n-ary node it is, when it was built by this
+/// operator run (not parenthesised), so a following operator of that level extends it.
+struct Operand {
+    expr: Expr,
+    chain: Option<u8>,
+}
+
+fn add_pred(base: Operand, op: PredOp, pos: usize) -> Operand {
+    let expr = match base {
+        Operand {
+            expr:
+                Expr {
+                    kind: ExprKind::Predicate(b, mut list),
+                    pos: p,
+                },
+            chain: Some(LEVEL_PRED),
+        } => {
+            list.push((op, pos));
+            Expr {
+                kind: ExprKind::Predicate(b, list),
+                pos: p,
+            }
+        }
+        Operand { expr, .. } => {
+            let p = expr.pos;
+            Expr {
+                kind: ExprKind::Predicate(Box::new(expr), vec![(op, pos)]),
+                pos: p,
+            }
+        }
+    };
+    Operand {
+        expr,
+        chain: Some(LEVEL_PRED),
+    }
+}
+
+/// Reduces pending operators whose level is at least `level`.
+fn reduce_while(operands: &mut Vec<Operand>, ops: &mut Vec<Pending>, level: u8) -> R<()> {
+    while ops.last().is_some_and(|p| p.level() >= level) {
+        let Some(op) = ops.pop() else {
+            break;
+        };
+        reduce(operands, op)?;
+    }
+    Ok(())
+}
+
+fn reduce(operands: &mut Vec<Operand>, op: Pending) -> R<()> {
+    let malformed = |pos| CypherError::syntax(pos, "malformed expression");
+    match op {
+        Pending::Prefix { negate, pos, .. } => {
+            let inner = operands.pop().ok_or_else(|| malformed(pos))?.expr;
+            let kind = if !negate {
+                ExprKind::Not(Box::new(inner))
+            } else {
+                match inner.kind {
+                    ExprKind::Int(v) => ExprKind::Int(v.wrapping_neg()),
+                    ExprKind::Float(v) => ExprKind::Float(-v),
+                    other => ExprKind::Neg(Box::new(Expr {
+                        kind: other,
+                        pos: inner.pos,
+                    })),
+                }
+            };
+            operands.push(Operand {
+                expr: Expr { kind, pos },
+                chain: None,
+            });
+        }
+        Pending::Binary { level, op, pos } => {
+            let right = operands.pop().ok_or_else(|| malformed(pos))?.expr;
+            let left = operands.pop().ok_or_else(|| malformed(pos))?;
+            let extend = left.chain == Some(level);
+            let lpos = left.expr.pos;
+            let mut l = left.expr;
+            let kind = match op {
+                BinOp::Or | BinOp::Xor | BinOp::And => {
+                    let wrap = match op {
+                        BinOp::Or => ExprKind::Or,
+                        BinOp::Xor => ExprKind::Xor,
+                        _ => ExprKind::And,
+                    };
+                    match (extend, l.kind) {
+                        (true, ExprKind::Or(mut v))
+                        | (true, ExprKind::Xor(mut v))
+                        | (true, ExprKind::And(mut v)) => {
+                            v.push(right);
+                            wrap(v)
+                        }
+                        (_, kind) => {
+                            l.kind = kind;
+                            wrap(vec![l, right])
+                        }
+                    }
+                }
+                BinOp::Cmp(c) => match (extend, l.kind) {
+                    (true, ExprKind::Compare(first, mut rest)) => {
+                        rest.push((c, right));
+                        ExprKind::Compare(first, rest)
+                    }
+                    (_, kind) => {
+                        l.kind = kind;
+                        ExprKind::Compare(Box::new(l), vec![(c, right)])
+                    }
+                },
+                BinOp::Arith(a) => match (extend, l.kind) {
+                    (true, ExprKind::Arith(first, mut rest)) => {
+                        rest.push((a, right));
+                        ExprKind::Arith(first, rest)
+                    }
+                    (_, kind) => {
+                        l.kind = kind;
+                        ExprKind::Arith(Box::new(l), vec![(a, right)])
+                    }
+                },
+                BinOp::StartsWith
+                | BinOp::EndsWith
+                | BinOp::Contains
+                | BinOp::In
+                | BinOp::Regex => {
+                    let pred = match op {
+                        BinOp::StartsWith => PredOp::StartsWith(right),
+                        BinOp::EndsWith => PredOp::EndsWith(right),
+                        BinOp::Contains => PredOp::Contains(right),
+                        BinOp::In => PredOp::In(right),
+                        _ => PredOp::Regex(right),
+                    };
+                    operands.push(add_pred(
+                        Operand {
+                            expr: l,
+                            chain: left.chain,
+                        },
+                        pred,
+                        pos,
+                    ));
+                    return Ok(());
+                }
+            };
+            operands.push(Operand {
+                expr: Expr { kind, pos: lpos },
+                chain: Some(level),
+            });
+        }
+    }
+    Ok(())
 }

@@ -267,5 +267,28 @@ mod tests {
             unknown_message("label", "Functon", &label_names())
                 .contains("did you mean `Function`?")
         );
+        assert!(
+            unknown_message("label", "Func", &label_names()).contains("did you mean `Function`?")
+        );
+    }
+
+    #[test]
+    fn labels_are_pascal_case_and_types_upper_snake_case_of_the_kinds() {
+        let pascal = |s: &str| -> String {
+            s.split('_')
+                .map(|w| {
+                    let mut c = w.chars();
+                    c.next()
+                        .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                        .unwrap_or_default()
+                })
+                .collect()
+        };
+        for k in NodeKind::ALL {
+            assert_eq!(label_name(*k), pascal(k.as_str()));
+        }
+        for k in EdgeKind::ALL {
+            assert_eq!(type_name(*k), k.as_str().to_ascii_uppercase());
+        }
     }
 }

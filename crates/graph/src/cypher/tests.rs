@@ -1498,6 +1498,14 @@ fn parse_exposes_the_ast() {
     };
     assert_eq!(m.patterns[0].chain[0].0.length, Some((Some(1), Some(3))));
     assert_eq!(m.patterns[0].chain[0].0.dir, ast::Direction::Out);
+    // operator chains are n-ary, parenthesised groups are kept
+    let q = parse("RETURN a AND b AND c, (a AND b) AND c, 1 + 2 - 3 * 4").unwrap();
+    let ast::Clause::Return(p) = &q.parts[0].clauses[0] else {
+        panic!("expected RETURN");
+    };
+    assert!(matches!(&p.items[0].expr.kind, ast::ExprKind::And(v) if v.len() == 3));
+    assert!(matches!(&p.items[1].expr.kind, ast::ExprKind::And(v) if v.len() == 2));
+    assert!(matches!(&p.items[2].expr.kind, ast::ExprKind::Arith(_, rest) if rest.len() == 2));
     let e = parse("MATCH (a) RETURN a.").unwrap_err();
     assert_eq!(e.kind, ErrorKind::Syntax);
     assert_eq!(e.offset, 19);
@@ -1808,4 +1816,63 @@ fn profile_scan() {
         }
         eprintln!("{:?} {q}", t.elapsed() / 50);
     }
+}
+
+/// The deepest queries the limits allow, on a graph where they really recurse that deep, run
+/// on a thread with a 1.5 MiB stack (measured: about 1 MiB needed in a debug build, 128 KiB in
+/// release; tokio's blocking threads have 2 MiB).
+#[test]
+fn deepest_allowed_queries_fit_in_a_small_stack() {
+    let handle = std::thread::Builder::new()
+        .stack_size(1536 << 10)
+        .spawn(|| {
+            // a path of 300 functions: f0 -> f1 -> ... -> f299
+            let mut nodes = vec![node(1, NodeKind::File, "p.py", "p.py", None)];
+            let mut edges = Vec::new();
+            for i in 0..300 {
+                nodes.push(node(100 + i, NodeKind::Function, &format!("p.f{i}"), "p.py", Some(1)));
+                if i > 0 {
+                    edges.push(edge(99 + i, 100 + i, EdgeKind::Calls));
+                }
+            }
+            let g = Graph::new(nodes, &edges);
+            let opts = QueryOptions {
+                max_hops: 100,
+                ..QueryOptions::default()
+            };
+            // 99 single hops: 100 nested expansion steps
+            let chain = format!("MATCH (a {{name: 'f0'}}){} RETURN count(*)", "-[:CALLS]->()".repeat(99));
+            assert_eq!(q_with(&g, &chain, &opts), vec!["1"]);
+            // a 100-hop variable-length pattern feeding another expansion
+            let var = "MATCH p = (a {name: 'f0'})-[:CALLS*100]->(b)-[:CALLS]->(c) RETURN length(p), c.name";
+            assert_eq!(q_with(&g, var, &opts), vec!["101 | f101"]);
+            // pattern predicates nested in property maps as deep as the parser allows
+            let mut inner = String::from("true");
+            for i in 0..30 {
+                inner = format!("exists((x{i})-[:CALLS]->({{name: 'f1'}})) = {inner}");
+            }
+            let nested = format!("MATCH (a {{name: 'f0'}}) WHERE {inner} RETURN a.name");
+            match run(&g, &nested, &opts) {
+                Ok(r) => assert!(r.rows.len() <= 1),
+                Err(e) => assert!(matches!(e.kind, ErrorKind::Limit | ErrorKind::Unknown), "{e}"),
+            }
+            let mut sub = String::from("(a)-[:CALLS]->(b {name: 'f1'})");
+            for _ in 0..25 {
+                sub = format!("(a)-[:CALLS]->(b {{name: CASE WHEN exists({sub}) THEN 'f1' END}})");
+            }
+            let nested = format!("MATCH (a {{name: 'f0'}}) WHERE exists({sub}) RETURN a.name");
+            match run(&g, &nested, &opts) {
+                Ok(r) => assert_eq!(render_rows(&g, &r), vec!["f0"]),
+                Err(e) => assert_eq!(e.kind, ErrorKind::Limit, "{e}"),
+            }
+            // deepest expression
+            let deep = format!("RETURN {}1{}", "(".repeat(62), ")".repeat(62));
+            assert_eq!(q_with(&g, &deep, &opts), vec!["1"]);
+            let deep = format!("RETURN {}1{}", "[".repeat(62), "]".repeat(62));
+            assert_eq!(q_with(&g, &deep, &opts).len(), 1);
+        })
+        .expect("thread");
+    handle
+        .join()
+        .expect("deep queries ran within a 1.5 MiB stack");
 }

@@ -1,0 +1,778 @@
+//! Graph analytics on a real indexed fixture repository (files on disk, a real SQLite database,
+//! the in-memory graph): central symbols, bridges, communities, cycles at three levels, entry
+//! points, flows, dead code with its `unknown` share and configured liveness rules, complexity,
+//! architecture, the schema and Cypher queries (rows, truncation, errors), and the derived-result
+//! cache (a second call and a reopened repository reuse `derived.db`).
+
+use std::path::Path;
+use std::time::Duration;
+
+use sextant_engine::*;
+
+const FIXTURE: &str = r#"
+//- /app/__init__.py
+//- /app/core.py
+class Repository:
+    def __init__(self):
+        self.items = []
+
+    def add(self, item):
+        self.items.append(item)
+        return self._index(item)
+
+    def _index(self, item):
+        return len(self.items)
+
+    def _unused_helper(self):
+        return 1
+
+    def __repr__(self):
+        return "Repository"
+
+
+def _orphan():
+    return 2
+
+
+def _called_somehow():
+    return 3
+
+
+def classify(x):
+    if x > 10:
+        return "big"
+    elif x > 5:
+        return "medium"
+    for i in range(x):
+        if i % 2 and i % 3:
+            return "odd"
+    while x:
+        x -= 1
+    return "small"
+//- /app/service.py
+from app.core import Repository, classify
+from app.events import emit
+from lib.util import helper
+
+
+def make():
+    return Repository()
+
+
+def handle(x):
+    repo = make()
+    emit(x)
+    helper()
+    return repo.add(classify(x))
+
+
+def notify(x):
+    return handle(x)
+
+
+def ping(n):
+    return pong(n - 1)
+
+
+def pong(n):
+    return ping(n - 1)
+//- /app/events.py
+from app import service
+
+
+def emit(x):
+    if x:
+        service.notify(x - 1)
+//- /app/web.py
+from flask import Flask
+from app.service import handle
+
+app = Flask(__name__)
+
+
+@app.route("/items")
+def items():
+    return handle(1)
+
+
+@login_required
+def _guarded():
+    return 0
+//- /app/cli.py
+import click
+from app.service import handle
+
+
+@click.command()
+def run():
+    handle(2)
+
+
+def main():
+    run()
+
+
+if __name__ == "__main__":
+    main()
+//- /app/dynamic.py
+def dispatch(obj, name):
+    return getattr(obj, name)()
+
+
+def _target():
+    return 1
+
+
+def poke(thing):
+    return thing._called_somehow()
+//- /app/mixins.py
+class Base:
+    def combine(self):
+        return self._merge()
+
+    def _merge(self):
+        return 1
+
+
+class MergeMixin:
+    def _merge(self):
+        return 2
+
+    def _shown_in_template(self):
+        return 3
+//- /app/templates/page.html
+<p>{{ view._shown_in_template }}</p>
+//- /lib/__init__.py
+//- /lib/util.py
+from app.core import Repository
+
+
+def helper():
+    return Repository()
+
+
+def _wrapped():
+    return 0
+
+
+_wrapped = staticmethod(_wrapped)
+
+
+def _private_unused():
+    return 0
+
+
+def public_unused():
+    return 1
+//- /tests/test_service.py
+from app.service import handle
+
+
+def test_handle():
+    assert handle(1)
+"#;
+
+/// Writes a `//- /path` fixture into `dir`.
+fn materialize(fixture: &str, dir: &Path) {
+    let mut current: Option<(std::path::PathBuf, String)> = None;
+    let flush = |current: &mut Option<(std::path::PathBuf, String)>| {
+        if let Some((path, text)) = current.take() {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+    };
+    for line in fixture.lines() {
+        if let Some(path) = line.strip_prefix("//- /") {
+            flush(&mut current);
+            current = Some((dir.join(path.trim()), String::new()));
+        } else if let Some((_, text)) = current.as_mut() {
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    flush(&mut current);
+}
+
+struct Indexed {
+    _tmp: tempfile::TempDir,
+    root: std::path::PathBuf,
+    home: std::path::PathBuf,
+    repo: Repo,
+}
+
+fn indexed(fixture: &str, config: Option<&str>) -> Indexed {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("repo");
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(&root).unwrap();
+    materialize(fixture, &root);
+    if let Some(c) = config {
+        std::fs::write(root.join(".sextant.toml"), c).unwrap();
+    }
+    let options = IndexOptions {
+        home: Some(home.clone()),
+        threads: 1,
+        ..IndexOptions::default()
+    };
+    sextant_engine::index(&root, &options, &|_| {}).unwrap();
+    let repo = Repo::open_in(&home, &root).unwrap();
+    Indexed {
+        _tmp: tmp,
+        root,
+        home,
+        repo,
+    }
+}
+
+/// Compares with the expected text, showing the whole answer on a mismatch.
+fn check(actual: &str, expected: &str) {
+    let expected = expected.trim_start_matches('\n');
+    assert!(
+        actual == expected,
+        "expected:\n{expected}\nactual:\n{actual}"
+    );
+}
+
+fn names(list: &[RankedNode]) -> Vec<&str> {
+    list.iter()
+        .map(|r| r.node.qualified_name.as_str())
+        .collect()
+}
+
+#[test]
+fn central_ranks_what_everything_depends_on_and_caches_the_scores() {
+    let ix = indexed(FIXTURE, None);
+    let c = ix.repo.central(&[], 5).unwrap();
+    assert!(!c.cached, "first computation");
+    assert!(c.converged);
+    // Files are not ranked: 11 files, 35 other nodes.
+    assert_eq!(c.nodes_ranked, 35);
+    assert_eq!(c.results[0].node.qualified_name, "app.service.handle");
+    assert_eq!(c.results[0].rank, 1);
+    assert_eq!(c.results[0].incoming, 7);
+    assert!(c.results.windows(2).all(|w| w[0].score >= w[1].score));
+    assert!(
+        c.results.iter().all(|r| !r.node.path.starts_with("tests/")),
+        "tests are not listed"
+    );
+    // Only classes.
+    let classes = ix.repo.central(&["class".into()], 5).unwrap();
+    assert_eq!(classes.results[0].node.qualified_name, "app.core.Repository");
+    assert!(classes.results.iter().all(|r| r.node.kind == "class"));
+    assert!(ix.repo.central(&["nope".into()], 5).is_err());
+
+    // The second call reads derived.db; so does a repository opened again.
+    let again = ix.repo.central(&[], 5).unwrap();
+    assert!(again.cached);
+    assert_eq!(names(&again.results), names(&c.results));
+    let reopened = Repo::open_in(&ix.home, &ix.root).unwrap();
+    let third = reopened.central(&[], 5).unwrap();
+    assert!(third.cached);
+    assert_eq!(names(&third.results), names(&c.results));
+    assert!(reopened.data.derived().is_file());
+}
+
+#[test]
+fn derived_results_follow_the_generation() {
+    let ix = indexed(FIXTURE, None);
+    assert!(!ix.repo.bridges(3).unwrap().cached);
+    assert!(ix.repo.bridges(3).unwrap().cached);
+    // A new generation recomputes (and prunes the old one's rows).
+    std::fs::write(
+        ix.root.join("lib/more.py"),
+        "from lib.util import helper\n\n\ndef more():\n    return helper()\n",
+    )
+    .unwrap();
+    let options = IndexOptions {
+        home: Some(ix.home.clone()),
+        threads: 1,
+        ..IndexOptions::default()
+    };
+    sextant_engine::index(&ix.root, &options, &|_| {}).unwrap();
+    let repo = Repo::open_in(&ix.home, &ix.root).unwrap();
+    assert!(repo.generation() > ix.repo.generation());
+    let b = repo.bridges(3).unwrap();
+    assert!(!b.cached, "a new generation is computed afresh");
+    assert!(repo.bridges(3).unwrap().cached);
+    // The old repository still answers from its own generation.
+    assert!(ix.repo.bridges(3).unwrap().generation < b.generation);
+}
+
+#[test]
+fn bridges_are_exact_on_small_graphs() {
+    let ix = indexed(FIXTURE, None);
+    let b = ix.repo.bridges(3).unwrap();
+    assert!(b.exact);
+    assert_eq!(b.sources, b.nodes);
+    assert_eq!(b.results[0].node.qualified_name, "app.service.handle");
+    assert!(b.results[0].score > 0.0);
+}
+
+#[test]
+fn communities_partition_the_code_with_labels_and_links() {
+    let ix = indexed(FIXTURE, None);
+    let c = ix.repo.communities(1, 1000).unwrap();
+    assert!(!c.cached);
+    assert!(c.modularity > 0.0);
+    assert_eq!(c.eligible, c.count);
+    // Every ranked node is in exactly one community.
+    let total: usize = c.communities.iter().map(|c| c.size).sum();
+    assert_eq!(total, 35);
+    assert!(c.communities.windows(2).all(|w| w[0].size >= w[1].size));
+    let first = &c.communities[0];
+    assert_eq!(first.id, 0);
+    assert!(!first.label.is_empty());
+    assert!(!first.top_members.is_empty());
+    // handle, emit and notify call each other: one community.
+    let of = |name: &str| {
+        c.communities
+            .iter()
+            .find(|c| c.top_members.iter().any(|m| m.node.qualified_name == name))
+            .map(|c| c.id)
+    };
+    assert!(of("app.service.handle").is_some());
+    assert_eq!(of("app.service.handle"), of("app.service.notify"));
+    // Links are symmetric.
+    for com in &c.communities {
+        for l in &com.links {
+            let back = &c.communities[l.community as usize];
+            assert!(
+                back.links.iter().any(|b| b.community == com.id) || back.links.len() == 5,
+                "link {} -> {} has no way back",
+                com.id,
+                l.community
+            );
+        }
+    }
+    let big = ix.repo.communities(3, 10).unwrap();
+    assert!(big.communities.iter().all(|c| c.size >= 3));
+    assert!(big.cached);
+}
+
+fn cycles_text(c: &Cycles) -> String {
+    let mut out = format!("{} {} cycles\n", c.level, c.count);
+    for cy in &c.cycles {
+        out.push_str(&format!("  {}\n", cy.members.join(" <-> ")));
+        for e in &cy.edges {
+            out.push_str(&format!("    {} -> {} ({})\n", e.from, e.to, e.count));
+        }
+    }
+    out
+}
+
+#[test]
+fn cycles_at_file_module_and_function_level() {
+    let ix = indexed(FIXTURE, None);
+    let r = &ix.repo;
+    check(
+        &cycles_text(&r.cycles("file", 10).unwrap()),
+        "
+file 1 cycles
+  app/events.py <-> app/service.py
+    app/events.py -> app/service.py (3)
+    app/service.py -> app/events.py (2)
+",
+    );
+    check(
+        &cycles_text(&r.cycles("module", 10).unwrap()),
+        "
+module 1 cycles
+  app <-> lib
+    app -> lib (2)
+    lib -> app (2)
+",
+    );
+    let f = r.cycles("function", 10).unwrap();
+    check(
+        &cycles_text(&f),
+        "
+function 2 cycles
+  app.events.emit <-> app.service.handle <-> app.service.notify
+    app.events.emit -> app.service.notify (1)
+    app.service.handle -> app.events.emit (1)
+    app.service.notify -> app.service.handle (1)
+  app.service.ping <-> app.service.pong
+    app.service.ping -> app.service.pong (1)
+    app.service.pong -> app.service.ping (1)
+",
+    );
+    assert_eq!(f.nodes_in_first(), 3);
+    assert!(matches!(
+        r.cycles("galaxy", 10),
+        Err(Error::InvalidArgument(_))
+    ));
+}
+
+trait FirstNodes {
+    fn nodes_in_first(&self) -> usize;
+}
+
+impl FirstNodes for Cycles {
+    fn nodes_in_first(&self) -> usize {
+        self.cycles.first().map_or(0, |c| c.nodes.len())
+    }
+}
+
+fn entry_text(e: &EntryPoints) -> String {
+    let mut out = format!("total {} {:?}\n", e.total, e.by_kind);
+    for i in &e.entries {
+        if i.kind == "public_api" {
+            continue;
+        }
+        out.push_str(&format!(
+            "  {:<8} {}{}\n",
+            i.kind,
+            i.node.qualified_name,
+            i.detail
+                .as_ref()
+                .map(|d| format!(" [{d}]"))
+                .unwrap_or_default()
+        ));
+    }
+    out
+}
+
+#[test]
+fn entry_points_by_kind() {
+    let ix = indexed(FIXTURE, None);
+    check(
+        &entry_text(&ix.repo.entry_points(100).unwrap()),
+        r#"
+total 23 [("main", 1), ("script", 1), ("route", 1), ("cli", 1), ("test", 1), ("public_api", 18)]
+  main     app.cli.main
+  script   app/cli.py [if __name__ == "__main__"]
+  route    app.web.items [@app.route]
+  cli      app.cli.run [@click.command]
+  test     test_service.test_handle
+"#,
+    );
+}
+
+fn flow_text(f: &Flows) -> String {
+    let mut out = String::new();
+    for s in &f.steps {
+        out.push_str(&format!(
+            "{}{} ({})\n",
+            "  ".repeat(s.depth as usize),
+            s.node.qualified_name,
+            s.edge
+        ));
+    }
+    out
+}
+
+#[test]
+fn flows_list_entry_points_and_walk_their_call_trees() {
+    let ix = indexed(FIXTURE, None);
+    let list = ix.repo.flows(None, 5, 10).unwrap();
+    let summary: Vec<(&str, &str, usize)> = list
+        .flows
+        .iter()
+        .map(|f| (f.kind, f.entry.qualified_name.as_str(), f.reached))
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            ("script", "app/cli.py", 10),
+            ("main", "app.cli.main", 9),
+            ("cli", "app.cli.run", 8),
+            ("route", "app.web.items", 8),
+        ]
+    );
+    let tree = ix.repo.flows(Some("items"), 5, 100).unwrap();
+    assert_eq!(tree.entry.as_ref().unwrap().qualified_name, "app.web.items");
+    check(
+        &flow_text(&tree),
+        "
+app.web.items (calls)
+  app.service.handle (calls)
+    app.core.classify (calls)
+    app.events.emit (calls)
+      app.service.notify (calls)
+    app.service.make (calls)
+      app.core.Repository (instantiates)
+    lib.util.helper (calls)
+",
+    );
+    // Depth and limit cut the tree.
+    let shallow = ix.repo.flows(Some("app.web.items"), 1, 100).unwrap();
+    assert_eq!(shallow.steps.len(), 2);
+    let cut = ix.repo.flows(Some("items"), 5, 3).unwrap();
+    assert_eq!(cut.steps.len(), 3);
+    assert!(cut.truncated);
+    // Any symbol can start a flow; unknown names fail with suggestions.
+    let any = ix.repo.flows(Some("app.service.make"), 5, 100).unwrap();
+    assert_eq!(any.steps.len(), 2);
+    assert!(matches!(
+        ix.repo.flows(Some("no_such_entry"), 5, 100),
+        Err(Error::Symbol(_))
+    ));
+}
+
+fn dead_text(d: &DeadCode) -> String {
+    let mut out = format!(
+        "candidates {} entry {} referenced {} dead {} unknown {} share {}\n",
+        d.candidates, d.entry_points, d.referenced, d.dead_count, d.unknown_count, d.unknown_share
+    );
+    for i in d.dead.iter().chain(&d.unknown) {
+        out.push_str(&format!(
+            "  {:<7} {:<40} {}{}\n",
+            i.status,
+            i.node.qualified_name,
+            i.reason,
+            i.detail
+                .as_ref()
+                .map(|d| format!(" ({d})"))
+                .unwrap_or_default()
+        ));
+    }
+    out
+}
+
+#[test]
+fn dead_code_is_said_only_when_sure() {
+    let ix = indexed(FIXTURE, None);
+    let d = ix.repo.dead_code(&[], 100).unwrap();
+    check(
+        &dead_text(&d),
+        "
+candidates 32 entry 21 referenced 2 dead 3 unknown 6 share 0.667
+  dead    app.core.Repository._unused_helper       unreferenced
+  dead    app.core._orphan                         unreferenced
+  dead    lib.util._private_unused                 unreferenced
+  unknown app.core._called_somehow                 unresolved_reference (an unresolved python reference names _called_somehow)
+  unknown app.dynamic._target                      reflection (app/dynamic.py)
+  unknown app.mixins.MergeMixin._merge             polymorphic (app.mixins.Base._merge)
+  unknown app.mixins.MergeMixin._shown_in_template mentioned (_shown_in_template written 1 times outside its definitions)
+  unknown app.web._guarded                         decorated (@login_required)
+  unknown lib.util._wrapped                        rebound (lib.util._wrapped)
+",
+    );
+    assert_eq!(
+        d.unknown_by_reason,
+        vec![
+            ("decorated".to_string(), 1),
+            ("mentioned".to_string(), 1),
+            ("polymorphic".to_string(), 1),
+            ("rebound".to_string(), 1),
+            ("reflection".to_string(), 1),
+            ("unresolved_reference".to_string(), 1)
+        ]
+    );
+    assert!(d.rules.exported_is_live);
+    assert_eq!(d.config_file, None);
+    // Only methods.
+    let methods = ix.repo.dead_code(&["method".into()], 100).unwrap();
+    assert_eq!(methods.dead.len(), 1);
+    assert_eq!(methods.dead[0].node.name, "_unused_helper");
+}
+
+#[test]
+fn dead_code_rules_come_from_the_repository_configuration() {
+    let config = r#"
+[dead_code]
+live_names = ["_orphan"]
+live_paths = ["lib/**"]
+exported_is_live = false
+"#;
+    let ix = indexed(FIXTURE, Some(config));
+    let d = ix.repo.dead_code(&[], 100).unwrap();
+    let dead: Vec<&str> = d
+        .dead
+        .iter()
+        .map(|i| i.node.qualified_name.as_str())
+        .collect();
+    // _orphan and everything under lib/ are live; public code nothing uses is now dead.
+    assert!(!dead.contains(&"app.core._orphan"), "{dead:?}");
+    assert!(!dead.contains(&"lib.util._private_unused"), "{dead:?}");
+    assert!(!dead.contains(&"lib.util.public_unused"), "{dead:?}");
+    assert!(
+        dead.contains(&"app.core.Repository._unused_helper"),
+        "{dead:?}"
+    );
+    assert!(!d.rules.exported_is_live);
+    assert!(d.config_file.is_some());
+    let e = ix.repo.entry_points(100).unwrap();
+    assert!(
+        e.entries
+            .iter()
+            .any(|i| i.kind == "configured" && i.node.qualified_name == "app.core._orphan")
+    );
+    assert!(e.entries.iter().all(|i| i.kind != "public_api"));
+
+    // Without live_paths, a public function nothing uses is dead.
+    let ix = indexed(FIXTURE, Some("[dead_code]\nexported_is_live = false\n"));
+    let d = ix.repo.dead_code(&[], 100).unwrap();
+    assert!(
+        d.dead
+            .iter()
+            .any(|i| i.node.qualified_name == "lib.util.public_unused"),
+        "{}",
+        dead_text(&d)
+    );
+    // By default the public API is live.
+    let ix = indexed(FIXTURE, None);
+    let d = ix.repo.dead_code(&[], 100).unwrap();
+    assert!(
+        !d.dead
+            .iter()
+            .any(|i| i.node.qualified_name == "lib.util.public_unused")
+    );
+}
+
+#[test]
+fn a_bad_configuration_names_the_file() {
+    let ix = indexed(FIXTURE, Some("[dead_code]\nlive_nams = [\"x\"]\n"));
+    let e = ix.repo.dead_code(&[], 10).unwrap_err().to_string();
+    assert!(e.contains(".sextant.toml"), "{e}");
+    assert!(e.contains("live_nams"), "{e}");
+    let ix = indexed(FIXTURE, Some("[dead_code]\nlive_names = [\"[\"]\n"));
+    assert!(ix.repo.dead_code(&[], 10).is_err());
+}
+
+#[test]
+fn complexity_lists_the_most_complex_functions_with_totals() {
+    let ix = indexed(FIXTURE, None);
+    let c = ix.repo.complexity(3, None).unwrap();
+    assert_eq!(c.most_complex[0].node.qualified_name, "app.core.classify");
+    assert_eq!(c.most_complex[0].complexity, 7);
+    assert_eq!(c.most_complex[0].lines, 11);
+    assert_eq!(c.files[0].path, "app/core.py");
+    assert_eq!(c.targets[0].path, "app");
+    assert_eq!(c.functions, 30);
+    let lib = ix.repo.complexity(10, Some("lib/")).unwrap();
+    assert_eq!(lib.path_prefix.as_deref(), Some("lib"));
+    assert_eq!(lib.functions, 4);
+    assert!(lib.files.iter().all(|f| f.path.starts_with("lib/")));
+}
+
+#[test]
+fn architecture_layers_coupling_and_hotspots() {
+    let ix = indexed(FIXTURE, None);
+    let a = ix.repo.architecture(5).unwrap();
+    assert_eq!(a.modules, 2);
+    assert_eq!(a.cycles, vec![vec!["app".to_string(), "lib".to_string()]]);
+    // app and lib depend on each other: one level.
+    assert_eq!(a.layers.len(), 1);
+    assert_eq!(a.layers[0].modules, vec!["app", "lib"]);
+    assert_eq!(a.coupled[0].fan_in + a.coupled[0].fan_out, 2);
+    assert_eq!(a.hotspots[0].node.qualified_name, "app.core.classify");
+    assert!(a.hotspots[0].score > a.hotspots[1].score);
+}
+
+#[test]
+fn schema_counts_labels_and_relationship_types() {
+    let ix = indexed(FIXTURE, None);
+    let s = ix.repo.schema().unwrap();
+    let label = |n: &str| s.node_labels.iter().find(|l| l.name == n).map(|l| l.count);
+    assert_eq!(label("File"), Some(11));
+    assert_eq!(label("Class"), Some(3));
+    assert_eq!(label("Function"), Some(21));
+    let rel = |n: &str| {
+        s.relationship_types
+            .iter()
+            .find(|l| l.name == n)
+            .map(|l| l.count)
+    };
+    assert_eq!(rel("CALLS"), Some(15));
+    assert_eq!(rel("INSTANTIATES"), Some(2));
+    assert!(rel("CONTAINS").is_some());
+    assert!(s.node_properties.contains(&"qualified_name"));
+    assert!(s.relationship_properties.contains(&"provenance"));
+    assert_eq!(
+        s.nodes,
+        s.node_labels.iter().map(|l| l.count).sum::<usize>()
+    );
+}
+
+#[test]
+fn the_graph_is_loaded_once_per_generation() {
+    let ix = indexed(FIXTURE, None);
+    let a = ix.repo.graph().unwrap();
+    let b = Repo::open_in(&ix.home, &ix.root).unwrap().graph().unwrap();
+    assert!(std::sync::Arc::ptr_eq(&a, &b));
+    assert_eq!(a.len(), 46);
+}
+
+#[test]
+fn query_rows_render_nodes_as_objects() {
+    let ix = indexed(FIXTURE, None);
+    let q = ix
+        .repo
+        .query(
+            "MATCH (a)-[:CALLS]->(b {name: 'handle'}) RETURN a.qualified_name AS caller, b ORDER BY caller",
+            100,
+            1 << 20,
+            Some(Duration::from_secs(10)),
+        )
+        .unwrap();
+    assert_eq!(q.columns, vec!["caller", "b"]);
+    let callers: Vec<&str> = q.rows.iter().map(|r| r[0].as_str().unwrap()).collect();
+    assert_eq!(
+        callers,
+        vec![
+            "app.cli.run",
+            "app.service.notify",
+            "app.web.items",
+            "test_service.test_handle"
+        ]
+    );
+    let b = &q.rows[0][1];
+    assert_eq!(b["qualified_name"], "app.service.handle");
+    assert_eq!(b["kind"], "function");
+    assert_eq!(b["path"], "app/service.py");
+    assert!(b["id"].as_str().unwrap().starts_with("sym_"));
+    assert!(!q.truncated);
+    assert!(q.output_truncated.is_none());
+    assert_eq!(q.text.len(), 4);
+}
+
+#[test]
+fn query_truncation_keeps_whole_rows_and_says_so() {
+    let ix = indexed(FIXTURE, None);
+    // max_rows
+    let q = ix
+        .repo
+        .query("MATCH (n) RETURN n.name", 3, 1 << 20, None)
+        .unwrap();
+    assert_eq!(q.rows.len(), 3);
+    assert!(q.truncated);
+    // max_output_bytes: whole rows kept, metadata about the rest, valid JSON throughout.
+    let q = ix
+        .repo
+        .query("MATCH (n) RETURN n", 1000, 1000, None)
+        .unwrap();
+    let t = q.output_truncated.as_ref().expect("over the byte cap");
+    assert_eq!(t.rows_total, 46);
+    assert!(t.rows_kept < t.rows_total);
+    assert_eq!(q.rows.len(), t.rows_kept);
+    assert!(t.bytes > 1000);
+    assert!(t.hint.contains("LIMIT"));
+    let json = serde_json::to_string(&q).unwrap();
+    assert!(json.len() < 2000, "{}", json.len());
+    let back: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(back["output_truncated"]["rows_kept"], t.rows_kept);
+}
+
+#[test]
+fn query_errors_point_at_the_position() {
+    let ix = indexed(FIXTURE, None);
+    let e = ix
+        .repo
+        .query("MATCH (n:Function RETURN n", 10, 1 << 20, None)
+        .unwrap_err();
+    let Error::Query(q) = &e else { panic!("{e}") };
+    assert_eq!(q.kind, "syntax");
+    assert_eq!(q.line, 1);
+    assert!(e.to_string().contains('^'), "{e}");
+    let e = ix
+        .repo
+        .query("MATCH (n:Galaxy) RETURN n", 10, 1 << 20, None)
+        .unwrap_err();
+    assert!(matches!(&e, Error::Query(q) if q.kind == "unknown"), "{e}");
+    let e = ix
+        .repo
+        .query("CREATE (n:Function) RETURN n", 10, 1 << 20, None)
+        .unwrap_err();
+    assert!(matches!(&e, Error::Query(_)), "{e}");
+}
