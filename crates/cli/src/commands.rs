@@ -56,6 +56,11 @@ fn fail(cli: &Cli, error: &Error) -> u8 {
         Error::NotIndexed(_) => ("not_indexed", exit::NOT_INDEXED, json!({})),
         Error::Path(_) => ("bad_path", exit::USAGE, json!({})),
         Error::InvalidArgument(_) => ("invalid_argument", exit::USAGE, json!({})),
+        Error::Query(q) => (
+            "query_error",
+            exit::USAGE,
+            json!({"kind": q.kind, "message": q.message, "line": q.line, "column": q.column, "offset": q.offset}),
+        ),
         _ => ("error", exit::ERROR, json!({})),
     };
     if cli.json {
@@ -252,6 +257,37 @@ pub fn run(cli: Cli) -> u8 {
                 crate::change_cmds::changes(&open_repo(&cli)?, cli.json, args)?
             }
             Command::Grep(args) => crate::change_cmds::grep(&open_repo(&cli)?, cli.json, args)?,
+            Command::Query(args) => {
+                crate::analytics_cmds::query(&open_repo(&cli)?, cli.json, args)?
+            }
+            Command::Schema => crate::analytics_cmds::schema(&open_repo(&cli)?, cli.json)?,
+            Command::Central(args) => {
+                crate::analytics_cmds::central(&open_repo(&cli)?, cli.json, args)?
+            }
+            Command::Bridges(args) => {
+                crate::analytics_cmds::bridges(&open_repo(&cli)?, cli.json, args)?
+            }
+            Command::Communities(args) => {
+                crate::analytics_cmds::communities(&open_repo(&cli)?, cli.json, args)?
+            }
+            Command::Cycles(args) => {
+                crate::analytics_cmds::cycles(&open_repo(&cli)?, cli.json, args)?
+            }
+            Command::EntryPoints(args) => {
+                crate::analytics_cmds::entry_points(&open_repo(&cli)?, cli.json, args)?
+            }
+            Command::Flows(args) => {
+                crate::analytics_cmds::flows(&open_repo(&cli)?, cli.json, args)?
+            }
+            Command::DeadCode(args) => {
+                crate::analytics_cmds::dead_code(&open_repo(&cli)?, cli.json, args)?
+            }
+            Command::Complexity(args) => {
+                crate::analytics_cmds::complexity(&open_repo(&cli)?, cli.json, args)?
+            }
+            Command::Architecture(args) => {
+                crate::analytics_cmds::architecture(&open_repo(&cli)?, cli.json, args)?
+            }
             Command::Status { path } => {
                 let start = path.clone().or(cli.repo.clone()).unwrap_or_else(cwd);
                 let status = sextant_engine::status(&sextant_engine::find_root(&start), 20)?;

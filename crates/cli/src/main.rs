@@ -1,6 +1,7 @@
 //! The `sextant` binary: argument parsing, dispatch, exit codes. Output formatting lives in
 //! `output.rs` (the only place that writes to stdout).
 
+mod analytics_cmds;
 mod change_cmds;
 mod commands;
 mod export;
@@ -134,6 +135,32 @@ pub enum Command {
     /// Search the indexed files' text (regular expression or literal); each hit names its
     /// enclosing definition.
     Grep(change_cmds::GrepArgs),
+    /// Run a read-only Cypher query over the graph (`MATCH (f:Function)-[:CALLS]->(g) RETURN
+    /// f.name, g.name LIMIT 10`); `sextant schema` lists what it can name.
+    Query(analytics_cmds::QueryArgs),
+    /// The graph's vocabulary for `query`: node labels and relationship types with counts,
+    /// properties, examples.
+    Schema,
+    /// The most central symbols (PageRank over dependency edges).
+    Central(analytics_cmds::CentralArgs),
+    /// Bridges: symbols many shortest dependency paths pass through (betweenness).
+    Bridges(analytics_cmds::LimitArgs),
+    /// Communities of densely connected symbols (Louvain), with labels, central members and
+    /// links between them.
+    Communities(analytics_cmds::CommunitiesArgs),
+    /// Dependency cycles between files, directories (`--level module`) or functions.
+    Cycles(analytics_cmds::CyclesArgs),
+    /// Where execution starts: mains, scripts, routes, CLI commands, handlers, tests, public API.
+    EntryPoints(analytics_cmds::EntryPointsArgs),
+    /// The call tree from an entry point, or every entry point by how much it reaches.
+    Flows(analytics_cmds::FlowsArgs),
+    /// Definitions nothing uses (said only when sure; the undecided are `unknown`, with
+    /// reasons). Rules in `.sextant.toml` `[dead_code]`.
+    DeadCode(analytics_cmds::DeadCodeArgs),
+    /// The most complex functions, and complexity per file and per target.
+    Complexity(analytics_cmds::ComplexityArgs),
+    /// Layers of the directory dependency graph, most coupled directories, hotspots.
+    Architecture(analytics_cmds::LimitArgs),
     /// Index status: commit indexed vs HEAD, files, skipped files by reason.
     Status { path: Option<PathBuf> },
     /// Node and edge histograms (edges by kind and provenance).

@@ -33,6 +33,7 @@ pub struct SchemaReport {
     pub relationships: usize,
     pub node_labels: Vec<SchemaEntry>,
     pub relationship_types: Vec<SchemaEntry>,
+    /// Property names, aliases included (`qname` for `qualified_name`, `path`, `line`).
     pub node_properties: Vec<&'static str>,
     pub relationship_properties: Vec<&'static str>,
     pub examples: Vec<&'static str>,
@@ -87,27 +88,6 @@ pub struct QueryOutput {
     #[serde(skip)]
     pub text: Vec<Vec<String>>,
 }
-
-const NODE_PROPERTIES: &[&str] = &[
-    "id",
-    "name",
-    "qualified_name",
-    "kind",
-    "label",
-    "path",
-    "language",
-    "start_line",
-    "end_line",
-    "lines",
-    "visibility",
-    "modifiers",
-    "complexity",
-    "signature",
-    "in_degree",
-    "out_degree",
-];
-
-const REL_PROPERTIES: &[&str] = &["type", "provenance", "count"];
 
 const EXAMPLES: &[&str] = &[
     "MATCH (f:Function) WHERE f.complexity > 10 RETURN f.qualified_name, f.complexity ORDER BY f.complexity DESC LIMIT 10",
@@ -198,8 +178,8 @@ impl Repo {
             relationships: g.edge_count(),
             node_labels,
             relationship_types,
-            node_properties: NODE_PROPERTIES.to_vec(),
-            relationship_properties: REL_PROPERTIES.to_vec(),
+            node_properties: cypher::node_properties(),
+            relationship_properties: cypher::relationship_properties(),
             examples: EXAMPLES.to_vec(),
         })
     }
