@@ -795,12 +795,15 @@ impl Compiler<'_> {
         Ok((steps, outer, path_slot))
     }
 
+    /// What anchoring a pattern at `slot` costs (about how many candidate nodes), and the index
+    /// lookup to use. `hinted` are the conjuncts with an index hint on `slot`.
     fn anchor_cost(
         &self,
         slot: Slot,
         mask: KindMask,
         bound: &[bool],
         conjs: &[Conj],
+        hinted: &[usize],
     ) -> (u64, Option<Hint>) {
         if bound.get(slot).copied().unwrap_or(true) {
             return (0, None);
@@ -816,7 +819,11 @@ impl Compiler<'_> {
                 None,
             )
         };
-        for c in conjs.iter().filter(|c| !c.placed) {
+        for c in hinted
+            .iter()
+            .filter_map(|&i| conjs.get(i))
+            .filter(|c| !c.placed)
+        {
             let Some((s, key, value)) = index_hint(&c.expr) else {
                 continue;
             };
@@ -867,6 +874,14 @@ impl Compiler<'_> {
         for b in bound.iter_mut().take(first_new) {
             *b = true;
         }
+        let mut hinted: Vec<Vec<usize>> = vec![Vec::new(); self.width];
+        for (i, c) in conjs.iter().enumerate() {
+            if let Some((s, _, _)) = index_hint(&c.expr)
+                && let Some(list) = hinted.get_mut(s)
+            {
+                list.push(i);
+            }
+        }
         let mut steps = Vec::new();
         place(&mut steps, conjs, &bound);
         let mut done = vec![false; chains.len()];
@@ -877,7 +892,8 @@ impl Compiler<'_> {
                     continue;
                 }
                 for (ni, n) in ch.nodes.iter().enumerate() {
-                    let (cost, hint) = self.anchor_cost(n.slot, mask(n.slot), &bound, conjs);
+                    let list = hinted.get(n.slot).map_or(&[][..], Vec::as_slice);
+                    let (cost, hint) = self.anchor_cost(n.slot, mask(n.slot), &bound, conjs, list);
                     if best.as_ref().is_none_or(|b| cost < b.0) {
                         best = Some((cost, ci, ni, hint));
                     }

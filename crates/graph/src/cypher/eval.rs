@@ -18,6 +18,8 @@ use super::value::{Value, cypher_cmp, cypher_eq};
 pub const MAX_STRING: usize = 1 << 20;
 /// Deepest nesting of lists an expression may build.
 pub const MAX_LIST_DEPTH: usize = 64;
+/// Longest list `range()`, `split()` or `collect()` may build.
+pub const MAX_LIST_LEN: usize = 1 << 20;
 
 fn type_err(pos: usize, msg: String) -> CypherError {
     CypherError::type_error(pos, msg)
@@ -1009,10 +1011,12 @@ impl<'a> Exec<'a> {
                     0
                 };
                 let remaining = self.opts.max_work.saturating_sub(self.work) as u128;
-                if count > remaining {
+                if count > remaining || count > MAX_LIST_LEN as u128 {
                     return Err(CypherError::limit(
                         pos,
-                        format!("range() of {count} elements exceeds the work limit"),
+                        format!(
+                            "range() of {count} elements is too long (at most {MAX_LIST_LEN}, and within max_work)"
+                        ),
                     ));
                 }
                 self.tick(count as u64)?;

@@ -355,7 +355,10 @@ impl<'a> Exec<'a> {
             Cont::Stage { pipe, next, found } => {
                 *found = true;
                 let (pipe, next) = (*pipe, *next);
-                self.push(pipe, next, row)
+                let pos = self.pos_hint;
+                let flow = self.push(pipe, next, row);
+                self.pos_hint = pos;
+                flow
             }
             Cont::Exists { hit } => {
                 *hit = true;
@@ -990,6 +993,15 @@ fn accumulate(st: &mut AccState, v: Option<Value>, pos: usize) -> R<u64> {
     match &mut st.acc {
         Acc::Count(n) => *n += 1,
         Acc::Collect(list) => {
+            if list.len() >= super::eval::MAX_LIST_LEN {
+                return Err(CypherError::limit(
+                    pos,
+                    format!(
+                        "collect() of more than {} values; add LIMIT or aggregate differently",
+                        super::eval::MAX_LIST_LEN
+                    ),
+                ));
+            }
             list.push(v);
             return Ok(1);
         }
