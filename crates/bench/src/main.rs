@@ -16,6 +16,7 @@
 //! (`tokens.rs`, `grep.rs`).
 
 mod grep;
+mod live;
 mod machine;
 mod mcp;
 mod rpc;
@@ -82,6 +83,19 @@ enum Command {
         /// Seconds to wait for one reply.
         #[arg(long, default_value_t = 60)]
         timeout: u64,
+        /// Machine-readable JSON output.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Edit → visible latency of the live index: append a function to N files one at a time,
+    /// update, restore (the repository must be indexed; files are restored afterwards).
+    Live {
+        /// The indexed repository root.
+        #[arg(long, value_name = "PATH")]
+        repo: PathBuf,
+        /// How many files to edit.
+        #[arg(long, default_value_t = 100)]
+        edits: usize,
         /// Machine-readable JSON output.
         #[arg(long)]
         json: bool,
@@ -180,6 +194,26 @@ fn run(cli: Cli) -> Result<()> {
                 timeout: Duration::from_secs(timeout.max(1)),
             })?;
             emit(json, &report, mcp::write_human)
+        }
+        Command::Live { repo, edits, json } => {
+            let report = live::run(&repo, edits)?;
+            let mut out = std::io::stdout().lock();
+            if json {
+                writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+            } else {
+                let e = &report["edit_to_visible"];
+                writeln!(
+                    out,
+                    "{} files; edit -> visible p50 {} ms, p95 {} ms, max {} ms over {} edits (open {} ms)",
+                    report["files"],
+                    e["p50_ms"],
+                    e["p95_ms"],
+                    e["max_ms"],
+                    e["count"],
+                    report["open_ms"]
+                )?;
+            }
+            Ok(())
         }
         Command::Tokens {
             repo,

@@ -10,6 +10,7 @@ mod graph;
 mod grep;
 mod home;
 mod layout;
+mod live;
 mod pipeline;
 mod query;
 pub mod redact;
@@ -37,6 +38,7 @@ pub use grep::{GrepFile, GrepHit, GrepOptions, GrepResult};
 pub use home::{
     DataDir, KnownRepo, data_home, known_repositories, read_config_text, repo_data_dir,
 };
+pub use live::{FULL_THRESHOLD, LiveIndex, LiveUpdate};
 pub use pipeline::{IndexOptions, Progress, find_root, index};
 pub use query::{Repo, SymbolError, status, status_in};
 pub use scip_merge::ScipSummary;

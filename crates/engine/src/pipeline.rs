@@ -91,25 +91,57 @@ pub enum Progress {
 
 const BATCH: usize = 256;
 
+/// The resolver's rules per language, in first-use order.
+#[derive(Default)]
+pub(crate) struct RuleBook {
+    pub(crate) rules: Vec<resolve::LangRules>,
+    index: FxHashMap<String, usize>,
+}
+
+impl RuleBook {
+    /// The index of a language's rules (added on first use).
+    pub(crate) fn rule_for(&mut self, language: &Language) -> usize {
+        if let Some(&i) = self.index.get(language.id()) {
+            return i;
+        }
+        let m = &language.manifest;
+        self.rules.push(resolve::LangRules {
+            id: m.id.clone(),
+            family: family(&m.id).to_string(),
+            self_names: m.imports.self_names.clone(),
+            super_names: m.imports.super_names.clone(),
+            binds: resolve::Binds::parse(&m.imports.binds),
+            implicit_self: m.imports.implicit_self,
+            module_style: format!("{:?}", m.module).to_lowercase(),
+            builtin_names: m.builtins.names.iter().cloned().collect(),
+            builtin_members: m.builtins.members.iter().cloned().collect(),
+            separate_call_names: m.imports.separate_call_names,
+        });
+        self.index
+            .insert(language.id().to_string(), self.rules.len() - 1);
+        self.rules.len() - 1
+    }
+}
+
 /// Per-file output of the parallel stage.
-struct Extracted {
-    path: String,
-    language: Arc<Language>,
-    module: String,
-    hash: String,
-    size: u64,
-    lossy: bool,
-    uncommitted: bool,
+pub(crate) struct Extracted {
+    pub(crate) path: String,
+    pub(crate) language: Arc<Language>,
+    pub(crate) module: String,
+    pub(crate) hash: String,
+    pub(crate) size: u64,
+    pub(crate) lossy: bool,
+    pub(crate) uncommitted: bool,
     /// `None` when an identical version is reused.
-    facts: Option<FileFacts>,
-    reuse: Option<i64>,
+    pub(crate) facts: Option<FileFacts>,
+    pub(crate) reuse: Option<i64>,
 }
 
 /// Bumped when the extractor's code changes what it produces from the same queries (a stored
 /// file version made by an older extractor is re-extracted).
 const FACTS_VERSION: u32 = 2;
 
-fn extractor_version(language: &Language) -> String {
+pub(crate) fn extractor_version(language: &Language) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let text = format!(
         "{FACTS_VERSION}{:?}{}",
@@ -124,7 +156,7 @@ fn extractor_version(language: &Language) -> String {
 
 /// Modifiers that make a definition a declaration standing for another one: body-less
 /// prototypes, and Python `@overload` stubs (the implementation follows them).
-fn is_declaration_modifier(m: &str) -> bool {
+pub(crate) fn is_declaration_modifier(m: &str) -> bool {
     m == "declaration" || m == "@overload" || m.ends_with(".overload")
 }
 
@@ -151,7 +183,7 @@ fn json_escape(s: &str) -> String {
 }
 
 /// The summary as a small JSON object, stored with the generation.
-fn summary_json(s: &IndexSummary) -> String {
+pub(crate) fn summary_json(s: &IndexSummary) -> String {
     let counts = |c: &[(String, u64)]| {
         let parts: Vec<String> = c
             .iter()
@@ -174,7 +206,7 @@ fn summary_json(s: &IndexSummary) -> String {
     )
 }
 
-fn lock(data: &DataDir, progress: &dyn Fn(Progress)) -> Result<std::fs::File> {
+pub(crate) fn lock(data: &DataDir, progress: &dyn Fn(Progress)) -> Result<std::fs::File> {
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -258,32 +290,7 @@ pub fn index(
         ..WalkConfig::default()
     };
     let walk = sextant_vfs::walk(&root, &walk_config, |p| registry.for_path(p).is_some());
-    let cargo: Vec<(String, Option<String>)> = walk
-        .manifests
-        .iter()
-        .filter(|m| m.path.file_name() == "Cargo.toml" && m.size < 1 << 20)
-        .map(|m| {
-            let name = read_source(&m.abs, 1 << 20, usize::MAX, usize::MAX)
-                .ok()
-                .and_then(|s| cargo_package_name(&s.text));
-            (m.path.as_str().to_string(), name)
-        })
-        .collect();
-    // npm packages of the repository: `import "name/sub"` of its own name resolves inside it.
-    let npm_packages: Vec<(String, String)> = walk
-        .manifests
-        .iter()
-        .filter(|m| m.path.file_name() == "package.json" && m.size < 1 << 20)
-        .filter_map(|m| {
-            let text = read_source(&m.abs, 1 << 20, usize::MAX, usize::MAX)
-                .ok()?
-                .text;
-            let name = crate::layout::npm_package_name(&text)?;
-            let path = m.path.as_str();
-            let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
-            Some((name, dir.to_string()))
-        })
-        .collect();
+    let (cargo, npm_packages) = manifests(&walk);
     let paths: Vec<&str> = walk.files.iter().map(|f| f.path.as_str()).collect();
     let layout = Layout::new(&paths, &cargo);
     mark("walk", &mut phases);
@@ -330,28 +337,8 @@ pub fn index(
 
     // Resolver inputs gathered as files arrive.
     let mut inputs = ResolverInputs::default();
-    let mut rules: Vec<resolve::LangRules> = Vec::new();
-    let mut rule_index: FxHashMap<String, usize> = FxHashMap::default();
-    let mut rule_for = |language: &Language| -> usize {
-        if let Some(&i) = rule_index.get(language.id()) {
-            return i;
-        }
-        let m = &language.manifest;
-        rules.push(resolve::LangRules {
-            id: m.id.clone(),
-            family: family(&m.id).to_string(),
-            self_names: m.imports.self_names.clone(),
-            super_names: m.imports.super_names.clone(),
-            binds: resolve::Binds::parse(&m.imports.binds),
-            implicit_self: m.imports.implicit_self,
-            module_style: format!("{:?}", m.module).to_lowercase(),
-            builtin_names: m.builtins.names.iter().cloned().collect(),
-            builtin_members: m.builtins.members.iter().cloned().collect(),
-            separate_call_names: m.imports.separate_call_names,
-        });
-        rule_index.insert(language.id().to_string(), rules.len() - 1);
-        rules.len() - 1
-    };
+    let mut book = RuleBook::default();
+    let mut rule_for = |language: &Language| book.rule_for(language);
 
     let mut summary = IndexSummary {
         root: root.clone(),
@@ -605,7 +592,7 @@ pub fn index(
     // indexes of a bulk load: the two overlap instead of adding up.
     let (mut output, indexes) = std::thread::scope(|scope| {
         let resolution = scope.spawn(|| {
-            let mut resolver = resolve::Resolver::new(r_files, r_symbols, rules)
+            let mut resolver = resolve::Resolver::new(r_files, r_symbols, book.rules)
                 .with_bindings(r_bindings)
                 .with_packages(npm_packages);
             let mut output = resolve::Output {
@@ -738,6 +725,44 @@ pub fn index(
     Ok(summary)
 }
 
+/// Cargo packages: (manifest path, package name).
+pub(crate) type CargoPackages = Vec<(String, Option<String>)>;
+/// npm packages: (name, directory).
+pub(crate) type NpmPackages = Vec<(String, String)>;
+
+/// The project manifests a walk found: Cargo packages `(manifest path, package name)` (for Rust
+/// module names) and npm packages `(name, directory)` (`import "name/sub"` of the repository's
+/// own package resolves inside it).
+pub(crate) fn manifests(walk: &sextant_vfs::Walk) -> (CargoPackages, NpmPackages) {
+    let cargo: Vec<(String, Option<String>)> = walk
+        .manifests
+        .iter()
+        .filter(|m| m.path.file_name() == "Cargo.toml" && m.size < 1 << 20)
+        .map(|m| {
+            let name = read_source(&m.abs, 1 << 20, usize::MAX, usize::MAX)
+                .ok()
+                .and_then(|s| cargo_package_name(&s.text));
+            (m.path.as_str().to_string(), name)
+        })
+        .collect();
+    // npm packages of the repository: `import "name/sub"` of its own name resolves inside it.
+    let npm_packages: Vec<(String, String)> = walk
+        .manifests
+        .iter()
+        .filter(|m| m.path.file_name() == "package.json" && m.size < 1 << 20)
+        .filter_map(|m| {
+            let text = read_source(&m.abs, 1 << 20, usize::MAX, usize::MAX)
+                .ok()?
+                .text;
+            let name = crate::layout::npm_package_name(&text)?;
+            let path = m.path.as_str();
+            let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+            Some((name, dir.to_string()))
+        })
+        .collect();
+    (cargo, npm_packages)
+}
+
 fn sorted(map: FxHashMap<String, u64>) -> Vec<(String, u64)> {
     let mut v: Vec<(String, u64)> = map.into_iter().collect();
     v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -748,18 +773,18 @@ use sextant_store::FileBatch;
 
 /// What the resolver takes, gathered as files arrive.
 #[derive(Default)]
-struct ResolverInputs {
-    files: Vec<resolve::FileCtx>,
-    symbols: Vec<resolve::Symbol>,
-    refs: Vec<resolve::Ref>,
-    imports: Vec<resolve::Imp>,
-    bindings: Vec<resolve::Bind>,
+pub(crate) struct ResolverInputs {
+    pub(crate) files: Vec<resolve::FileCtx>,
+    pub(crate) symbols: Vec<resolve::Symbol>,
+    pub(crate) refs: Vec<resolve::Ref>,
+    pub(crate) imports: Vec<resolve::Imp>,
+    pub(crate) bindings: Vec<resolve::Bind>,
 }
 
 /// Turns one extracted file into rows (allocating ids), moving its facts; the file's resolver
 /// context goes to `inputs` now, the rest follows from the rows once they are written
 /// ([`absorb_rows`]), so no name is copied twice.
-fn file_rows(
+pub(crate) fn file_rows(
     item: Extracted,
     extractor: &str,
     next: &mut sextant_store::IdRanges,
@@ -942,7 +967,7 @@ fn file_rows(
 }
 
 /// Moves written rows into the resolver's inputs (File nodes are not symbols).
-fn absorb_rows(batch: &mut Vec<FileBatch>, inputs: &mut ResolverInputs) {
+pub(crate) fn absorb_rows(batch: &mut Vec<FileBatch>, inputs: &mut ResolverInputs) {
     for (_, nodes, refs, imports, bindings) in batch.drain(..) {
         inputs.symbols.extend(
             nodes

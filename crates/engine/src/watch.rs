@@ -22,7 +22,7 @@ use notify::event::{AccessKind, AccessMode, EventKind, ModifyKind};
 use notify_debouncer_full::{DebounceEventResult, DebouncedEvent, new_debouncer};
 
 use crate::home::DataDir;
-use crate::{Error, IndexOptions, IndexSummary, Result};
+use crate::{Error, IndexOptions, IndexSummary, LiveIndex, Result};
 
 /// How to watch.
 #[derive(Debug, Clone)]
@@ -234,11 +234,14 @@ pub fn watch(
         .watch(&root, RecursiveMode::Recursive)
         .map_err(|e| Error::Io(format!("cannot watch {}: {e}", root.display())))?;
 
-    let run = |full: bool,
-               trigger: WatchTrigger,
-               changed: Vec<String>,
-               first: Option<Instant>,
-               on_event: &mut dyn FnMut(WatchEvent)|
+    // The first run indexes (incrementally over stored file versions) and loads the result into
+    // a live index; later runs update it in place (`LiveIndex::update`), a rescan re-indexes.
+    let mut live: Option<LiveIndex> = None;
+    let mut run = |full: bool,
+                   trigger: WatchTrigger,
+                   changed: Vec<String>,
+                   first: Option<Instant>,
+                   on_event: &mut dyn FnMut(WatchEvent)|
      -> bool {
         on_event(WatchEvent::Indexing {
             trigger,
@@ -249,9 +252,18 @@ pub fn watch(
             cancel: Some(stop.clone()),
             ..options.index.clone()
         };
-        let result = crate::index(&root, &run_options, &|_| {});
+        let result = match (trigger, live.as_mut()) {
+            (WatchTrigger::Changes, Some(index)) => {
+                let paths: Vec<PathBuf> = changed.iter().map(PathBuf::from).collect();
+                index.update(&paths).map(|u| u.summary)
+            }
+            _ => crate::index(&root, &run_options, &|_| {}).and_then(|summary| {
+                live = Some(LiveIndex::open(&root, &run_options)?);
+                Ok(Some(summary))
+            }),
+        };
         match result {
-            Ok(summary) => {
+            Ok(Some(summary)) => {
                 on_event(WatchEvent::Indexed {
                     summary: Box::new(summary),
                     trigger,
@@ -260,8 +272,12 @@ pub fn watch(
                 });
                 true
             }
+            // Nothing had changed: nothing published.
+            Ok(None) => true,
             Err(Error::Cancelled) if cancelled() => false,
             Err(e) => {
+                // The live index may be behind what it believes: reload it next time.
+                live = None;
                 on_event(WatchEvent::Error(e.to_string()));
                 true
             }

@@ -6,6 +6,7 @@
 
 mod derived;
 mod graph;
+mod live;
 mod read;
 mod rows;
 mod schema;
@@ -15,6 +16,7 @@ pub use derived::DerivedStore;
 pub use graph::{
     GraphEdgeRow, GraphNodeRow, GraphRows, NamedRefSource, UnresolvedBase, UnresolvedName,
 };
+pub use live::{StoredEdge, StoredUnresolved};
 pub use read::{
     EdgeDump, EdgeHit, FileInfo, GenerationInfo, Histogram, ImportBrief, NodeBrief, NodeRow,
     RefBrief, RefEdge, RefSite, SearchFilters, SkippedRow,

@@ -50,6 +50,9 @@ pub struct GenerationBuilder<'s> {
     next_set: i64,
     /// The edge set of each file version of this generation.
     sets: std::collections::HashMap<i64, i64>,
+    /// Refresh the planner statistics when publishing (a generation that changes a few files
+    /// leaves them valid; skipping saves its cost).
+    pub analyze: bool,
 }
 
 fn now() -> i64 {
@@ -173,6 +176,7 @@ impl Store {
             first,
             next_set,
             sets: std::collections::HashMap::new(),
+            analyze: true,
         })
     }
 }
@@ -423,9 +427,20 @@ impl GenerationBuilder<'_> {
 
     /// Loads what the resolver needs of the file versions this generation reuses.
     pub fn load_reused(&self) -> Result<Reused> {
-        let c = &self.store.conn;
-        let generation = self.generation;
-        let below = self.first.file;
+        self.store.load_facts(self.generation, self.first.file)
+    }
+}
+
+impl Store {
+    /// What the resolver needs of every file version of a generation (the live index loads a
+    /// published generation with it).
+    pub fn generation_facts(&self, generation: i64) -> Result<Reused> {
+        self.load_facts(generation, i64::MAX)
+    }
+
+    /// What the resolver needs of the file versions of `generation` with an id below `below`.
+    fn load_facts(&self, generation: i64, below: i64) -> Result<Reused> {
+        let c = &self.conn;
         let run = || -> rusqlite::Result<_> {
             let nodes = c
                 .prepare(
@@ -509,9 +524,11 @@ impl GenerationBuilder<'_> {
                 bindings,
             })
         };
-        run().map_err(|e| self.store.err(e))
+        run().map_err(|e| self.err(e))
     }
+}
 
+impl GenerationBuilder<'_> {
     /// On an empty database (nothing published, no file versions), drops the secondary indexes
     /// so the bulk load does not maintain them row by row; they are rebuilt by
     /// [`GenerationBuilder::finish_bulk`] or at the latest before publishing. Returns whether
@@ -576,10 +593,12 @@ impl GenerationBuilder<'_> {
         })?;
         // Planner statistics (bounded sampling): without them SQLite may scan `unresolved`
         // instead of using `refs_name` for completeness queries.
-        let _ = self
-            .store
-            .conn
-            .execute_batch("PRAGMA analysis_limit = 1000; ANALYZE;");
+        if self.analyze {
+            let _ = self
+                .store
+                .conn
+                .execute_batch("PRAGMA analysis_limit = 1000; ANALYZE;");
+        }
         Ok(generation)
     }
 }

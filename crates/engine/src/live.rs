@@ -1,0 +1,1023 @@
+//! The live index (issue 5): a published generation held in memory (every file's facts and its
+//! resolved edges), updated in place when files change and republished as a new generation that
+//! shares every untouched file's edge set with its predecessor.
+//!
+//! An update re-extracts only the changed files, rebuilds the resolver's tables from memory (no
+//! walk, no database load), re-resolves the references of the files the change can affect, and
+//! writes only the edge sets that came out different. What it cannot do incrementally falls back
+//! to the full pipeline ([`crate::index`]) and reloads: a moved HEAD (commit or checkout), an
+//! edited `.gitignore` / `.sextantignore` / manifest, another process having published, or a
+//! change touching more than [`FULL_THRESHOLD`] of the files.
+//!
+//! Which files an edit can affect (re-resolved whole, so receiver typing within a file stays
+//! consistent): the changed files; files with an edge into a definition of the changed files'
+//! old versions; files with a reference *named* like a definition of the old or new versions
+//! (hub names such as `get` make this large, but it stays name-indexed); files whose import
+//! edges changed; and files holding subclasses (transitively) of the changed files' classes.
+//! The property test (`tests/live.rs`) checks the result equals a full index of the final tree.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+use sextant_lang::{Language, ModuleStyle, Registry};
+use sextant_model::{Confidence, EdgeKind, NodeKind, Provenance, RefKind};
+use sextant_resolve as resolve;
+use sextant_store::{EdgeRow, Store, UnresolvedRow};
+use sextant_vfs::{WalkConfig, read_source};
+
+use crate::home::DataDir;
+use crate::layout::Layout;
+use crate::pipeline::{
+    Extracted, ResolverInputs, RuleBook, absorb_rows, extractor_version, file_rows,
+    is_declaration_modifier, lock, manifests,
+};
+use crate::types::IndexSummary;
+use crate::{Error, IndexOptions, Progress, Result};
+
+/// Above this share of the indexed files changed at once, an update runs the full pipeline.
+pub const FULL_THRESHOLD: f64 = 0.2;
+
+/// Files whose change means the layout or the walk itself changed: the full pipeline runs.
+const STRUCTURAL: &[&str] = &[
+    ".gitignore",
+    ".ignore",
+    ".sextantignore",
+    "Cargo.toml",
+    "package.json",
+    "go.mod",
+];
+
+/// One indexed file in memory.
+struct LiveFile {
+    ctx: resolve::FileCtx,
+    language: Arc<Language>,
+    hash: String,
+    uncommitted: bool,
+    /// Its edge set in the current generation.
+    set: i64,
+    symbols: Vec<resolve::Symbol>,
+    refs: Vec<resolve::Ref>,
+    imports: Vec<resolve::Imp>,
+    bindings: Vec<resolve::Bind>,
+    /// Edges leaving the file and its unresolved references, in canonical order.
+    edges: Vec<resolve::Edge>,
+    unresolved: Vec<resolve::Unresolved>,
+}
+
+/// What one update did.
+#[derive(Debug, Clone, Default)]
+pub struct LiveUpdate {
+    /// The generation published (`None`: nothing had changed).
+    pub generation: Option<i64>,
+    /// The full pipeline ran instead, and why.
+    pub full: Option<String>,
+    pub files_changed: u64,
+    pub files_added: u64,
+    pub files_deleted: u64,
+    /// Files whose references were resolved again.
+    pub files_resolved: u64,
+    /// Edge sets written (the rest are shared with the previous generation).
+    pub sets_written: u64,
+    pub references_resolved: u64,
+    pub wall_seconds: f64,
+    /// Seconds per phase.
+    pub phases: Vec<(String, f64)>,
+    /// The summary stored with the published generation (`None` when nothing was published).
+    pub summary: Option<IndexSummary>,
+}
+
+/// A published generation in memory, kept current by [`LiveIndex::update`].
+pub struct LiveIndex {
+    root: PathBuf,
+    data: DataDir,
+    options: IndexOptions,
+    registry: Registry,
+    book: RuleBook,
+    versions: FxHashMap<String, String>,
+    generation: i64,
+    commit: Option<String>,
+    branch: Option<String>,
+    /// By path (the order resolution is fed in).
+    files: BTreeMap<String, LiveFile>,
+    skipped: BTreeMap<String, (&'static str, u64)>,
+    cargo: Vec<(String, Option<String>)>,
+    npm_packages: Vec<(String, String)>,
+    layout: Layout,
+    /// Blob ids of HEAD's files (uncommitted = differs), read once per HEAD.
+    head_blobs: std::collections::HashMap<String, String>,
+}
+
+/// Rule names are a closed set of static strings in the resolver; stored ones are mapped back.
+fn intern(rule: &str) -> &'static str {
+    static RULES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+    let mut rules = RULES.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(r) = rules.iter().find(|r| **r == rule) {
+        return r;
+    }
+    let leaked: &'static str = Box::leak(rule.to_string().into_boxed_str());
+    rules.push(leaked);
+    leaked
+}
+
+fn edge_key(e: &resolve::Edge) -> impl Ord + '_ {
+    (
+        e.ref_id,
+        e.import_id,
+        e.src,
+        e.dst,
+        e.kind,
+        e.provenance,
+        e.confidence,
+        e.rule,
+    )
+}
+
+fn canonical(edges: &mut [resolve::Edge], unresolved: &mut [resolve::Unresolved]) {
+    edges.sort_by(|a, b| edge_key(a).cmp(&edge_key(b)));
+    unresolved.sort_by_key(|u| u.ref_id);
+}
+
+fn git_head(root: &Path) -> (Option<String>, Option<String>) {
+    let in_git = sextant_git::discover(root)
+        .and_then(|w| w.canonicalize().ok())
+        .is_some_and(|w| w == root);
+    if !in_git {
+        return (None, None);
+    }
+    match sextant_git::head(root) {
+        Ok(h) => (h.commit, h.branch),
+        Err(_) => (None, None),
+    }
+}
+
+impl LiveIndex {
+    /// Loads the published generation of `root` (indexing it first when nothing is published).
+    pub fn open(root: &Path, options: &IndexOptions) -> Result<LiveIndex> {
+        let root = root
+            .canonicalize()
+            .map_err(|e| Error::Io(format!("{}: {e}", root.display())))?;
+        let home = options.home.clone().unwrap_or_else(crate::home::data_home);
+        let data = DataDir::in_home(&home, &root);
+        let published = data.exists()
+            && Store::open(&data.db())
+                .and_then(|s| s.active_generation_id())
+                .is_ok_and(|g| g != 0);
+        if !published {
+            crate::index(&root, options, &|_| {})?;
+        }
+        let registry = Registry::builtin()?;
+        let versions = registry
+            .languages()
+            .iter()
+            .map(|l| (l.id().to_string(), extractor_version(l)))
+            .collect();
+        let mut live = LiveIndex {
+            root,
+            data,
+            options: options.clone(),
+            registry,
+            book: RuleBook::default(),
+            versions,
+            generation: 0,
+            commit: None,
+            branch: None,
+            files: BTreeMap::new(),
+            skipped: BTreeMap::new(),
+            cargo: Vec::new(),
+            npm_packages: Vec::new(),
+            layout: Layout::new(&[], &[]),
+            head_blobs: Default::default(),
+        };
+        live.reload()?;
+        Ok(live)
+    }
+
+    /// The generation held in memory.
+    pub fn generation(&self) -> i64 {
+        self.generation
+    }
+
+    /// The indexed files' paths, sorted.
+    pub fn paths(&self) -> Vec<String> {
+        self.files.keys().cloned().collect()
+    }
+
+    /// Number of indexed files.
+    pub fn file_count(&self) -> usize {
+        self.files.len()
+    }
+
+    fn walk_config(&self) -> WalkConfig {
+        let mut exclude = vec![self.data.dir.clone()];
+        let home = self
+            .options
+            .home
+            .clone()
+            .unwrap_or_else(crate::home::data_home);
+        if let Ok(home) = home.canonicalize() {
+            exclude.push(home);
+        }
+        WalkConfig {
+            max_file_size: self.options.max_file_size,
+            exclude,
+            ..WalkConfig::default()
+        }
+    }
+
+    /// Reads the active generation into memory.
+    fn reload(&mut self) -> Result<()> {
+        let store = Store::open(&self.data.db())?;
+        let generation = store.active_generation_id()?;
+        let info = store
+            .generations()?
+            .into_iter()
+            .find(|g| g.id == generation);
+        let infos = store.files(generation)?;
+        let sets: FxHashMap<i64, i64> = store.generation_sets(generation)?.into_iter().collect();
+        let facts = store.generation_facts(generation)?;
+        let (edges, unresolved) = store.generation_resolution(generation)?;
+        let skipped = store.skipped(generation)?;
+        drop(store);
+
+        let walk = sextant_vfs::walk(&self.root, &self.walk_config(), |_| false);
+        let (cargo, npm) = manifests(&walk);
+        self.cargo = cargo;
+        self.npm_packages = npm;
+        let mut by_id: FxHashMap<i64, LiveFile> = FxHashMap::default();
+        for f in infos {
+            let Some(language) = self.registry.get(&f.language).cloned() else {
+                continue;
+            };
+            let lang = self.book.rule_for(&language);
+            by_id.insert(
+                f.id,
+                LiveFile {
+                    ctx: resolve::FileCtx {
+                        id: f.id,
+                        node: f.node_id,
+                        path: f.path.clone(),
+                        module: f.module.clone(),
+                        lang,
+                    },
+                    language,
+                    hash: f.hash,
+                    uncommitted: f.uncommitted,
+                    set: sets.get(&f.id).copied().unwrap_or_default(),
+                    symbols: Vec::new(),
+                    refs: Vec::new(),
+                    imports: Vec::new(),
+                    bindings: Vec::new(),
+                    edges: Vec::new(),
+                    unresolved: Vec::new(),
+                },
+            );
+        }
+        for n in facts.nodes {
+            if n.kind == NodeKind::File {
+                continue;
+            }
+            if let Some(f) = by_id.get_mut(&n.file_id) {
+                f.symbols.push(resolve::Symbol {
+                    id: n.id,
+                    file: n.file_id,
+                    kind: n.kind,
+                    declaration: n.modifiers.split(',').any(is_declaration_modifier),
+                    name: n.name,
+                    qname: n.qname,
+                    parent: n.parent_id,
+                    type_text: n.type_text,
+                });
+            }
+        }
+        for r in facts.refs {
+            if let Some(f) = by_id.get_mut(&r.file_id) {
+                f.refs.push(resolve::Ref {
+                    id: r.id,
+                    file: r.file_id,
+                    src: r.src_id,
+                    kind: r.kind,
+                    name: r.name,
+                    receiver: r.receiver,
+                    implementor: r.implementor,
+                });
+            }
+        }
+        for i in facts.imports {
+            if let Some(f) = by_id.get_mut(&i.file_id) {
+                f.imports.push(resolve::Imp {
+                    id: i.id,
+                    file: i.file_id,
+                    src: i.src_id,
+                    source: i.source,
+                    name: i.name,
+                    alias: i.alias,
+                    wildcard: i.wildcard,
+                });
+            }
+        }
+        for b in facts.bindings {
+            if let Some(f) = by_id.get_mut(&b.file_id) {
+                f.bindings.push(resolve::Bind {
+                    file: b.file_id,
+                    scope: b.scope_id,
+                    name: b.name,
+                    type_text: b.type_text,
+                    value: b.value,
+                });
+            }
+        }
+        for e in edges {
+            let (Some(kind), Some(provenance), Some(confidence)) = (
+                EdgeKind::parse(&e.kind),
+                Provenance::parse(&e.provenance),
+                Confidence::parse(&e.confidence),
+            ) else {
+                continue;
+            };
+            if let Some(f) = by_id.get_mut(&e.file_id) {
+                f.edges.push(resolve::Edge {
+                    src: e.src,
+                    dst: e.dst,
+                    kind,
+                    provenance,
+                    confidence,
+                    rule: intern(&e.rule),
+                    ref_id: e.ref_id,
+                    import_id: e.import_id,
+                });
+            }
+        }
+        for u in unresolved {
+            if let Some(f) = by_id.get_mut(&u.file_id) {
+                f.unresolved.push(resolve::Unresolved {
+                    ref_id: u.ref_id,
+                    reason: intern(&u.reason),
+                    candidates: u.candidates,
+                });
+            }
+        }
+        self.files = by_id
+            .into_values()
+            .map(|mut f| {
+                canonical(&mut f.edges, &mut f.unresolved);
+                (f.ctx.path.clone(), f)
+            })
+            .collect();
+        self.skipped = skipped
+            .into_iter()
+            .map(|s| (s.path, (intern(&s.reason), s.size)))
+            .collect();
+        let paths: Vec<&str> = self.files.keys().map(String::as_str).collect();
+        self.layout = Layout::new(&paths, &self.cargo);
+        self.generation = generation;
+        self.commit = info.as_ref().and_then(|g| g.commit.clone());
+        self.branch = info.as_ref().and_then(|g| g.branch.clone());
+        self.head_blobs = if self.commit.is_some() {
+            sextant_git::head_blobs(&self.root).unwrap_or_default()
+        } else {
+            Default::default()
+        };
+        Ok(())
+    }
+
+    /// Runs the full pipeline (incremental over file versions) and reloads.
+    fn full(&mut self, why: &str, started: Instant) -> Result<LiveUpdate> {
+        let mut options = self.options.clone();
+        options.full = false;
+        let summary = crate::index(&self.root, &options, &|_| {})?;
+        self.reload()?;
+        Ok(LiveUpdate {
+            generation: Some(summary.generation),
+            full: Some(why.to_string()),
+            wall_seconds: started.elapsed().as_secs_f64(),
+            summary: Some(summary),
+            ..LiveUpdate::default()
+        })
+    }
+
+    /// Brings the index up to date with `changed` paths (absolute or relative to the root; paths
+    /// outside the repository are ignored) and publishes a new generation if anything changed.
+    pub fn update(&mut self, changed: &[PathBuf]) -> Result<LiveUpdate> {
+        let started = Instant::now();
+        let mut phases: Vec<(String, f64)> = Vec::new();
+        let mut last = Instant::now();
+        let mut mark = |name: &str, phases: &mut Vec<(String, f64)>| {
+            phases.push((name.to_string(), last.elapsed().as_secs_f64()));
+            last = Instant::now();
+        };
+        let _lock = lock(&self.data, &|_: Progress| {})?;
+        let mut store = Store::open(&self.data.db())?;
+        if store.active_generation_id()? != self.generation {
+            drop(store);
+            self.reload()?;
+            store = Store::open(&self.data.db())?;
+        }
+        let (commit, branch) = git_head(&self.root);
+        if commit != self.commit || branch != self.branch {
+            drop(store);
+            drop(_lock);
+            return self.full("HEAD moved", started);
+        }
+
+        // Which paths changed, and how.
+        let mut relative: Vec<String> = Vec::new();
+        for p in changed {
+            let rel = if p.is_absolute() {
+                match p.strip_prefix(&self.root) {
+                    Ok(r) => r.to_path_buf(),
+                    Err(_) => continue,
+                }
+            } else {
+                p.clone()
+            };
+            let Some(text) = rel.to_str() else { continue };
+            if text.is_empty() || text.starts_with(".git/") || text == ".git" {
+                continue;
+            }
+            let name = text.rsplit('/').next().unwrap_or(text);
+            if STRUCTURAL.contains(&name) {
+                drop(store);
+                drop(_lock);
+                return self.full(&format!("{text} changed"), started);
+            }
+            relative.push(text.to_string());
+        }
+        relative.sort();
+        relative.dedup();
+        if relative.len() as f64 > FULL_THRESHOLD * self.files.len().max(50) as f64 {
+            drop(store);
+            drop(_lock);
+            return self.full("many files changed", started);
+        }
+        let max = self.options.max_file_size;
+        let mut modified: Vec<(String, sextant_vfs::SourceFile)> = Vec::new();
+        let mut deleted: Vec<String> = Vec::new();
+        let mut newly_skipped: Vec<(String, &'static str, u64)> = Vec::new();
+        let mut unknown: Vec<String> = Vec::new();
+        for rel in &relative {
+            let abs = self.root.join(rel);
+            let exists = std::fs::symlink_metadata(&abs).is_ok();
+            if let Some(f) = self.files.get(rel) {
+                if !exists {
+                    deleted.push(rel.clone());
+                    continue;
+                }
+                match read_source(&abs, max, 10_000, 400) {
+                    Ok(src) if src.hash == f.hash => {}
+                    Ok(src) => modified.push((rel.clone(), src)),
+                    Err(e) => {
+                        deleted.push(rel.clone());
+                        newly_skipped.push((rel.clone(), e.reason.as_str(), 0));
+                    }
+                }
+            } else if exists && abs.is_dir() {
+                // A directory appeared (created or moved in): the walk finds its files.
+                unknown.push(format!("{rel}/"));
+            } else if exists && self.registry.for_path(rel).is_some() {
+                unknown.push(rel.clone());
+            } else if !exists {
+                // A deleted directory takes its files with it.
+                let prefix = format!("{rel}/");
+                deleted.extend(
+                    self.files
+                        .range(prefix.clone()..)
+                        .take_while(|(p, _)| p.starts_with(&prefix))
+                        .map(|(p, _)| p.clone()),
+                );
+                self.skipped.remove(rel);
+                let gone: Vec<String> = self
+                    .skipped
+                    .range(prefix.clone()..)
+                    .take_while(|(p, _)| p.starts_with(&prefix))
+                    .map(|(p, _)| p.clone())
+                    .collect();
+                for p in gone {
+                    self.skipped.remove(&p);
+                }
+            }
+        }
+        // New paths: the walk decides (ignore files, skip rules) exactly as a full index would.
+        let mut added: Vec<(String, sextant_vfs::SourceFile)> = Vec::new();
+        if !unknown.is_empty() {
+            let registry = &self.registry;
+            let walk = sextant_vfs::walk(&self.root, &self.walk_config(), |p| {
+                registry.for_path(p).is_some()
+            });
+            let wanted = |p: &str| {
+                unknown.iter().any(|u| {
+                    if u.ends_with('/') {
+                        p.starts_with(u.as_str())
+                    } else {
+                        p == u
+                    }
+                })
+            };
+            for f in walk.files.iter().filter(|f| wanted(f.path.as_str())) {
+                let rel = f.path.as_str().to_string();
+                if self.files.contains_key(&rel) {
+                    continue;
+                }
+                self.skipped.remove(&rel);
+                match read_source(&f.abs, max, 10_000, 400) {
+                    Ok(src) => added.push((rel, src)),
+                    Err(e) => newly_skipped.push((rel, e.reason.as_str(), 0)),
+                }
+            }
+            for s in walk.skipped.iter().filter(|s| wanted(s.path.as_str())) {
+                newly_skipped.push((s.path.as_str().to_string(), s.reason.as_str(), s.size));
+            }
+        }
+        mark("detect", &mut phases);
+        if modified.is_empty() && added.is_empty() && deleted.is_empty() {
+            if !newly_skipped.is_empty() {
+                for (p, r, s) in newly_skipped {
+                    self.skipped.insert(p, (r, s));
+                }
+            }
+            return Ok(LiveUpdate {
+                wall_seconds: started.elapsed().as_secs_f64(),
+                phases,
+                ..LiveUpdate::default()
+            });
+        }
+
+        // The layout follows the set of paths: a new or deleted file can rename the modules of
+        // others (a Python package gaining `__init__.py`); those are re-extracted too.
+        let mut update = LiveUpdate {
+            files_changed: modified.len() as u64,
+            files_added: added.len() as u64,
+            files_deleted: deleted.len() as u64,
+            ..LiveUpdate::default()
+        };
+        let mut to_extract: Vec<(String, sextant_vfs::SourceFile)> = modified;
+        to_extract.extend(added);
+        if update.files_added > 0 || update.files_deleted > 0 {
+            let mut paths: Vec<&str> = self
+                .files
+                .keys()
+                .map(String::as_str)
+                .filter(|p| !deleted.iter().any(|d| d == p))
+                .collect();
+            paths.extend(to_extract.iter().map(|(p, _)| p.as_str()));
+            paths.sort_unstable();
+            let layout = Layout::new(&paths, &self.cargo);
+            let mut renamed: Vec<String> = Vec::new();
+            for (path, f) in &self.files {
+                let style = f.language.manifest.module;
+                if style != ModuleStyle::Declared
+                    && !to_extract.iter().any(|(p, _)| p == path)
+                    && !deleted.contains(path)
+                    && layout.module(style, path, None) != f.ctx.module
+                {
+                    renamed.push(path.clone());
+                }
+            }
+            for path in renamed {
+                if let Ok(src) = read_source(&self.root.join(&path), max, 10_000, 400) {
+                    to_extract.push((path, src));
+                }
+            }
+            self.layout = layout;
+        }
+
+        // Extract.
+        let head_blobs = &self.head_blobs;
+        let in_git = self.commit.is_some();
+        let registry = &self.registry;
+        let layout = &self.layout;
+        let extracted: Vec<Extracted> = to_extract
+            .into_par_iter()
+            .filter_map(|(path, source)| {
+                let language = registry.for_path(&path)?.clone();
+                let facts = sextant_extract::extract(&language, &path, &source.text);
+                let module =
+                    layout.module(language.manifest.module, &path, facts.package.as_deref());
+                let uncommitted = in_git && head_blobs.get(&path) != Some(&source.hash);
+                Some(Extracted {
+                    path,
+                    language,
+                    module,
+                    hash: source.hash,
+                    size: source.size,
+                    lossy: source.lossy,
+                    uncommitted,
+                    facts: Some(facts),
+                    reuse: None,
+                })
+            })
+            .collect();
+        mark("extract", &mut phases);
+
+        // New file versions: rows written, facts kept in memory.
+        let dirty_before = self.files.values().any(|f| f.uncommitted);
+        let mut builder =
+            store.begin_generation(self.commit.as_deref(), self.branch.as_deref(), dirty_before)?;
+        builder.analyze = false;
+        let mut next = builder.first;
+        let mut batch = Vec::with_capacity(extracted.len());
+        let mut inputs = ResolverInputs::default();
+        let mut new_files: Vec<(String, Arc<Language>, String, bool)> = Vec::new();
+        for item in extracted {
+            let lang = self.book.rule_for(&item.language);
+            let extractor = self
+                .versions
+                .get(item.language.id())
+                .cloned()
+                .unwrap_or_default();
+            new_files.push((
+                item.path.clone(),
+                item.language.clone(),
+                item.hash.clone(),
+                item.uncommitted,
+            ));
+            batch.push(file_rows(item, &extractor, &mut next, lang, &mut inputs));
+        }
+        builder.write_files(&batch)?;
+        absorb_rows(&mut batch, &mut inputs);
+        mark("write_files", &mut phases);
+
+        // Old versions out (remembering what they defined), new ones in.
+        let mut old_nodes: FxHashSet<i64> = FxHashSet::default();
+        let mut names: FxHashSet<String> = FxHashSet::default();
+        let mut old_classes: Vec<i64> = Vec::new();
+        let mut replaced: Vec<String> = deleted.clone();
+        replaced.extend(new_files.iter().map(|(p, ..)| p.clone()));
+        for path in &replaced {
+            if let Some(old) = self.files.remove(path) {
+                old_nodes.insert(old.ctx.node);
+                for s in &old.symbols {
+                    old_nodes.insert(s.id);
+                    names.insert(s.name.clone());
+                    if s.kind.is_type_like() {
+                        old_classes.push(s.id);
+                    }
+                }
+            }
+        }
+        let mut by_file: FxHashMap<i64, LiveFile> = FxHashMap::default();
+        for ((path, language, hash, uncommitted), ctx) in new_files.into_iter().zip(inputs.files) {
+            debug_assert_eq!(path, ctx.path);
+            by_file.insert(
+                ctx.id,
+                LiveFile {
+                    ctx,
+                    language,
+                    hash,
+                    uncommitted,
+                    set: 0,
+                    symbols: Vec::new(),
+                    refs: Vec::new(),
+                    imports: Vec::new(),
+                    bindings: Vec::new(),
+                    edges: Vec::new(),
+                    unresolved: Vec::new(),
+                },
+            );
+        }
+        for s in inputs.symbols {
+            names.insert(s.name.clone());
+            if let Some(f) = by_file.get_mut(&s.file) {
+                f.symbols.push(s);
+            }
+        }
+        for r in inputs.refs {
+            if let Some(f) = by_file.get_mut(&r.file) {
+                f.refs.push(r);
+            }
+        }
+        for i in inputs.imports {
+            if let Some(f) = by_file.get_mut(&i.file) {
+                f.imports.push(i);
+            }
+        }
+        for b in inputs.bindings {
+            if let Some(f) = by_file.get_mut(&b.file) {
+                f.bindings.push(b);
+            }
+        }
+        let fresh: FxHashSet<i64> = by_file.keys().copied().collect();
+        for (_, f) in by_file {
+            self.files.insert(f.ctx.path.clone(), f);
+        }
+        for (p, r, s) in newly_skipped {
+            self.skipped.insert(p, (r, s));
+        }
+        mark("apply", &mut phases);
+
+        // Resolver tables from memory, in path order (as the full pipeline feeds them).
+        let mut r_files = Vec::with_capacity(self.files.len());
+        let mut r_symbols = Vec::new();
+        let mut r_bindings = Vec::new();
+        let mut r_imports = Vec::new();
+        let mut r_inherit = Vec::new();
+        let mut node_file: FxHashMap<i64, i64> = FxHashMap::default();
+        for f in self.files.values() {
+            r_files.push(f.ctx.clone());
+            node_file.insert(f.ctx.node, f.ctx.id);
+            for s in &f.symbols {
+                node_file.insert(s.id, s.file);
+            }
+            r_symbols.extend(f.symbols.iter().cloned());
+            r_bindings.extend(f.bindings.iter().cloned());
+            r_imports.extend(f.imports.iter().cloned());
+            r_inherit.extend(
+                f.refs
+                    .iter()
+                    .filter(|r| matches!(r.kind, RefKind::Inherit | RefKind::Implement))
+                    .cloned(),
+            );
+        }
+        mark("resolver.flatten", &mut phases);
+        let resolver = resolve::Resolver::new(r_files, r_symbols, self.book.rules.clone());
+        mark("resolver.new", &mut phases);
+        let mut resolver = resolver
+            .with_bindings(r_bindings)
+            .with_packages(self.npm_packages.clone());
+        mark("resolver.bindings", &mut phases);
+        let import_edges = resolver.resolve_imports(&r_imports);
+        mark("resolver.imports", &mut phases);
+        resolver.link_out_of_line_members();
+        let inherited = resolver.resolve_inheritance(&r_inherit);
+        mark("resolver.inheritance", &mut phases);
+        let overrides = resolver.overrides();
+        mark("resolver.overrides", &mut phases);
+
+        // Per file: import edges, inheritance results, overrides (all recomputed), grouped.
+        let mut global: FxHashMap<i64, (Vec<resolve::Edge>, Vec<resolve::Unresolved>)> =
+            FxHashMap::default();
+        let imp_file: FxHashMap<i64, i64> = r_imports.iter().map(|i| (i.id, i.file)).collect();
+        for e in import_edges {
+            if let Some(&f) = e.import_id.and_then(|i| imp_file.get(&i)) {
+                global.entry(f).or_default().0.push(e);
+            }
+        }
+        let inherit_file: FxHashMap<i64, i64> = r_inherit.iter().map(|r| (r.id, r.file)).collect();
+        let inherit_ids: FxHashSet<i64> = inherit_file.keys().copied().collect();
+        let mut new_inherits: Vec<(i64, i64)> = Vec::new();
+        for (ref_id, resolution) in inherited {
+            let Some(&f) = inherit_file.get(&ref_id) else {
+                continue;
+            };
+            let slot = global.entry(f).or_default();
+            match resolution {
+                resolve::Resolution::Edges(edges) => {
+                    for e in &edges {
+                        new_inherits.push((e.src, e.dst));
+                    }
+                    slot.0.extend(edges);
+                }
+                resolve::Resolution::Unresolved(u) => slot.1.push(u),
+            }
+        }
+        for e in overrides {
+            if let Some(&f) = node_file.get(&e.src) {
+                global.entry(f).or_default().0.push(e);
+            }
+        }
+
+        // The files this change can affect.
+        let mut affected: FxHashSet<i64> = fresh.clone();
+        let mut old_inherits: Vec<(i64, i64)> = Vec::new();
+        for f in self.files.values() {
+            if affected.contains(&f.ctx.id) {
+                continue;
+            }
+            let mut hit = f.edges.iter().any(|e| old_nodes.contains(&e.dst));
+            if !hit && !names.is_empty() {
+                hit = f.refs.iter().any(|r| names.contains(&r.name));
+            }
+            if !hit {
+                // Import edges that came out different.
+                let mut old_imports: Vec<&resolve::Edge> =
+                    f.edges.iter().filter(|e| e.import_id.is_some()).collect();
+                let empty = Vec::new();
+                let new = global.get(&f.ctx.id).map(|g| &g.0).unwrap_or(&empty);
+                let mut new_imports: Vec<&resolve::Edge> =
+                    new.iter().filter(|e| e.import_id.is_some()).collect();
+                old_imports.sort_by(|a, b| edge_key(a).cmp(&edge_key(b)));
+                new_imports.sort_by(|a, b| edge_key(a).cmp(&edge_key(b)));
+                hit = old_imports != new_imports;
+            }
+            if hit {
+                affected.insert(f.ctx.id);
+            }
+            for e in &f.edges {
+                if matches!(e.kind, EdgeKind::Inherits | EdgeKind::Implements) {
+                    old_inherits.push((e.src, e.dst));
+                }
+            }
+        }
+        // Subclasses (transitively, before and after) of the changed files' classes.
+        let mut roots: Vec<i64> = old_classes;
+        for f in self.files.values().filter(|f| fresh.contains(&f.ctx.id)) {
+            roots.extend(
+                f.symbols
+                    .iter()
+                    .filter(|s| s.kind.is_type_like())
+                    .map(|s| s.id),
+            );
+        }
+        let mut derived: FxHashMap<i64, Vec<i64>> = FxHashMap::default();
+        for (src, dst) in old_inherits.iter().chain(&new_inherits) {
+            derived.entry(*dst).or_default().push(*src);
+        }
+        let mut seen: FxHashSet<i64> = roots.iter().copied().collect();
+        while let Some(c) = roots.pop() {
+            for &d in derived.get(&c).into_iter().flatten() {
+                if seen.insert(d) {
+                    if let Some(&f) = node_file.get(&d) {
+                        affected.insert(f);
+                    }
+                    roots.push(d);
+                }
+            }
+        }
+        mark("affected", &mut phases);
+
+        // Re-resolve the affected files' references; the others keep theirs.
+        let affected_files: Vec<&LiveFile> = self
+            .files
+            .values()
+            .filter(|f| affected.contains(&f.ctx.id))
+            .collect();
+        let resolver_ref = &resolver;
+        let resolved: Vec<(i64, Vec<resolve::Edge>, Vec<resolve::Unresolved>)> = affected_files
+            .par_iter()
+            .map(|f| {
+                let resolver = resolver_ref;
+                let mut out = resolve::Output {
+                    edges: Vec::new(),
+                    unresolved: Vec::new(),
+                };
+                for r in f.refs.iter().filter(|r| !inherit_ids.contains(&r.id)) {
+                    resolve::push(&mut out, resolver.resolve(r));
+                }
+                (f.ctx.id, out.edges, out.unresolved)
+            })
+            .collect();
+        update.files_resolved = resolved.len() as u64;
+        update.references_resolved = affected_files.iter().map(|f| f.refs.len() as u64).sum();
+        let mut resolved: FxHashMap<i64, (Vec<resolve::Edge>, Vec<resolve::Unresolved>)> =
+            resolved.into_iter().map(|(f, e, u)| (f, (e, u))).collect();
+        mark("resolve", &mut phases);
+
+        // New edge lists; a file keeps its set when its list did not change.
+        let mut keep: Vec<(i64, bool, Option<i64>)> = Vec::new();
+        let mut edge_rows: Vec<EdgeRow> = Vec::new();
+        let mut unresolved_rows: Vec<UnresolvedRow> = Vec::new();
+        for f in self.files.values_mut() {
+            let id = f.ctx.id;
+            let (mut edges, mut unresolved) = global.remove(&id).unwrap_or_default();
+            match resolved.remove(&id) {
+                Some((e, u)) => {
+                    edges.extend(e);
+                    unresolved.extend(u);
+                }
+                None => {
+                    // Reference edges (not inheritance) carry over.
+                    edges.extend(
+                        f.edges
+                            .iter()
+                            .filter(|e| e.ref_id.is_some_and(|r| !inherit_ids.contains(&r)))
+                            .cloned(),
+                    );
+                    unresolved.extend(
+                        f.unresolved
+                            .iter()
+                            .filter(|u| !inherit_ids.contains(&u.ref_id))
+                            .cloned(),
+                    );
+                }
+            }
+            canonical(&mut edges, &mut unresolved);
+            let same = !fresh.contains(&id) && edges == f.edges && unresolved == f.unresolved;
+            if same {
+                keep.push((id, f.uncommitted, Some(f.set)));
+                continue;
+            }
+            if !fresh.contains(&id) {
+                keep.push((id, f.uncommitted, None));
+            }
+            for e in &edges {
+                edge_rows.push(EdgeRow {
+                    file_id: id,
+                    src: e.src,
+                    dst: e.dst,
+                    kind: e.kind,
+                    provenance: e.provenance,
+                    confidence: e.confidence,
+                    rule: e.rule,
+                    ref_id: e.ref_id,
+                    import_id: e.import_id,
+                });
+            }
+            for u in &unresolved {
+                unresolved_rows.push(UnresolvedRow {
+                    file_id: id,
+                    ref_id: u.ref_id,
+                    reason: u.reason,
+                    candidates: u.candidates,
+                });
+            }
+            update.sets_written += 1;
+            f.edges = edges;
+            f.unresolved = unresolved;
+        }
+        builder.add_files(&keep)?;
+        builder.write_resolution(&edge_rows, &unresolved_rows)?;
+        let skipped: Vec<(String, &'static str, u64)> = self
+            .skipped
+            .iter()
+            .map(|(p, (r, s))| (p.clone(), *r, *s))
+            .collect();
+        builder.write_skipped(&skipped)?;
+        mark("write", &mut phases);
+
+        let mut summary = self.summary(started);
+        mark("summary", &mut phases);
+        let generation = builder.publish(&crate::pipeline::summary_json(&summary))?;
+        let sets: FxHashMap<i64, i64> = store.generation_sets(generation)?.into_iter().collect();
+        for f in self.files.values_mut() {
+            f.set = sets.get(&f.ctx.id).copied().unwrap_or_default();
+        }
+        if self.files.values().any(|f| f.uncommitted) {
+            store.mark_dirty(generation)?;
+        }
+        store.collect_garbage(2)?;
+        self.generation = generation;
+        mark("publish", &mut phases);
+        update.generation = Some(generation);
+        update.wall_seconds = started.elapsed().as_secs_f64();
+        summary.generation = generation;
+        summary.wall_seconds = update.wall_seconds;
+        summary.files_reused = summary
+            .files_indexed
+            .saturating_sub(update.files_changed + update.files_added);
+        summary.phases = phases.clone();
+        summary.db_bytes = store.size_bytes();
+        update.summary = Some(summary);
+        update.phases = phases;
+        // Freeing the resolver's tables (hundreds of thousands of strings) takes longer than
+        // building the answer; it happens off the caller's path.
+        std::thread::spawn(move || drop((resolver, r_imports, r_inherit, node_file)));
+        update.wall_seconds = started.elapsed().as_secs_f64();
+        Ok(update)
+    }
+
+    /// The stored summary of the generation being published.
+    fn summary(&self, started: Instant) -> IndexSummary {
+        let mut by_kind: FxHashMap<(EdgeKind, Provenance), u64> = FxHashMap::default();
+        let mut by_reason: FxHashMap<&'static str, u64> = FxHashMap::default();
+        let mut languages: FxHashMap<String, u64> = FxHashMap::default();
+        let mut skipped: FxHashMap<String, u64> = FxHashMap::default();
+        let mut s = IndexSummary {
+            root: self.root.clone(),
+            db_path: self.data.db(),
+            commit: self.commit.clone(),
+            branch: self.branch.clone(),
+            ..IndexSummary::default()
+        };
+        for f in self.files.values() {
+            s.files_indexed += 1;
+            s.files_uncommitted += u64::from(f.uncommitted);
+            s.symbols += f.symbols.len() as u64;
+            s.references += f.refs.len() as u64;
+            s.imports += f.imports.len() as u64;
+            *languages.entry(f.language.id().to_string()).or_default() += 1;
+            for e in &f.edges {
+                *by_kind.entry((e.kind, e.provenance)).or_default() += 1;
+            }
+            for u in &f.unresolved {
+                *by_reason.entry(u.reason).or_default() += 1;
+            }
+        }
+        let mut edges: FxHashMap<String, u64> = by_kind
+            .into_iter()
+            .map(|((k, p), n)| (format!("{}/{}", k.as_str(), p.as_str()), n))
+            .collect();
+        let unresolved: FxHashMap<String, u64> = by_reason
+            .into_iter()
+            .map(|(r, n)| (r.to_string(), n))
+            .collect();
+        edges.insert("contains/asserted".into(), s.symbols);
+        for (reason, _) in self.skipped.values() {
+            *skipped.entry(reason.to_string()).or_default() += 1;
+        }
+        let sorted = |m: FxHashMap<String, u64>| {
+            let mut v: Vec<(String, u64)> = m.into_iter().collect();
+            v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            v
+        };
+        s.edges = sorted(edges);
+        s.unresolved = sorted(unresolved);
+        s.languages = sorted(languages);
+        s.skipped = sorted(skipped);
+        s.dirty = s.files_uncommitted > 0;
+        s.wall_seconds = started.elapsed().as_secs_f64();
+        s
+    }
+}

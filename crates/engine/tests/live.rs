@@ -1,0 +1,316 @@
+//! The live index's invariant: after any sequence of edits, additions, deletions, renames,
+//! package changes, commits and branch switches in a real git repository, the incrementally
+//! updated index equals a full index of the final tree (every edge with its provenance, rule and
+//! site, every unresolved reference). Seeded random sequences; `SEXTANT_SLOW_TESTS=1` runs more.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use sextant_engine::{IndexOptions, LiveIndex, Repo};
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stderr(Stdio::null())
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(out.success(), "git {args:?}");
+}
+
+/// xorshift64*: deterministic, no dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn pick<'a>(&mut self, items: &'a [&'a str]) -> &'a str {
+        items[self.below(items.len())]
+    }
+}
+
+const CLASSES: &[&str] = &["Base", "Store", "Cache", "Client", "Repo"];
+const FUNCS: &[&str] = &[
+    "get", "save", "load", "run", "helper_a", "helper_b", "__init__",
+];
+const MODULES: &[&str] = &[
+    "app/m0.py",
+    "app/m1.py",
+    "app/m2.py",
+    "app/m3.py",
+    "app/sub/m4.py",
+    "app/sub/m5.py",
+    "app/sub/m6.py",
+    "lib/util.py",
+];
+
+fn module_name(path: &str) -> String {
+    path.trim_end_matches(".py").replace('/', ".")
+}
+
+/// A random Python module over a small shared vocabulary, so names collide across files
+/// (hub names, same-named classes, imports that resolve or not).
+fn python_module(rng: &mut Rng, existing: &[String]) -> String {
+    let mut out = String::new();
+    for _ in 0..rng.below(3) {
+        if existing.is_empty() {
+            break;
+        }
+        let m = module_name(&existing[rng.below(existing.len())]);
+        match rng.below(3) {
+            0 => out.push_str(&format!("from {m} import {}\n", rng.pick(CLASSES))),
+            1 => out.push_str(&format!("import {m}\n")),
+            _ => out.push_str(&format!(
+                "from {m} import {} as alias_{}\n",
+                rng.pick(FUNCS),
+                rng.below(3)
+            )),
+        }
+    }
+    for _ in 0..1 + rng.below(2) {
+        let class = rng.pick(CLASSES);
+        let base = if rng.below(2) == 0 {
+            format!("({})", rng.pick(CLASSES))
+        } else {
+            String::new()
+        };
+        out.push_str(&format!("\nclass {class}{base}:\n"));
+        for _ in 0..1 + rng.below(3) {
+            let method = rng.pick(FUNCS);
+            out.push_str(&format!("    def {method}(self):\n"));
+            match rng.below(4) {
+                0 => out.push_str(&format!("        self.{}()\n", rng.pick(FUNCS))),
+                1 => out.push_str(&format!(
+                    "        x = {}()\n        x.{}()\n",
+                    rng.pick(CLASSES),
+                    rng.pick(FUNCS)
+                )),
+                2 => out.push_str(&format!("        return {}()\n", rng.pick(FUNCS))),
+                _ => out.push_str("        pass\n"),
+            }
+        }
+    }
+    for _ in 0..rng.below(3) {
+        let f = rng.pick(FUNCS);
+        out.push_str(&format!(
+            "\ndef {f}_top():\n    {}()\n    alias_{}()\n",
+            rng.pick(FUNCS),
+            rng.below(3)
+        ));
+    }
+    out
+}
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn options(home: &Path) -> IndexOptions {
+    IndexOptions {
+        home: Some(home.to_path_buf()),
+        threads: 1,
+        ..IndexOptions::default()
+    }
+}
+
+/// Edges and unresolved references as comparable text (qualified names, not ids).
+fn dump(home: &Path, root: &Path) -> (Vec<String>, Vec<String>, u64) {
+    let repo = Repo::open_in(home, root).unwrap();
+    let mut edges = repo.edge_lines().unwrap();
+    edges.sort();
+    let mut unresolved = repo.unresolved_lines().unwrap();
+    unresolved.sort();
+    let stats = repo.stats().unwrap();
+    let symbols: u64 = stats.nodes.iter().map(|(_, n)| *n).sum();
+    (edges, unresolved, symbols)
+}
+
+fn check_equal(live_home: &Path, root: &Path, step: &str) {
+    let full_home = tempfile::tempdir().unwrap();
+    let mut o = options(full_home.path());
+    o.full = true;
+    sextant_engine::index(root, &o, &|_| {}).unwrap();
+    let live = dump(live_home, root);
+    let full = dump(full_home.path(), root);
+    if live != full {
+        let only_live: Vec<&String> = live.0.iter().filter(|e| !full.0.contains(e)).collect();
+        let only_full: Vec<&String> = full.0.iter().filter(|e| !live.0.contains(e)).collect();
+        let u_live: Vec<&String> = live.1.iter().filter(|e| !full.1.contains(e)).collect();
+        let u_full: Vec<&String> = full.1.iter().filter(|e| !live.1.contains(e)).collect();
+        panic!(
+            "after {step}: live index differs from a full index\n only live: {only_live:#?}\n only full: {only_full:#?}\n unresolved only live: {u_live:#?}\n unresolved only full: {u_full:#?}\n symbols {} vs {}",
+            live.2, full.2
+        );
+    }
+}
+
+fn run_sequence(seed: u64, steps: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let mut present: Vec<String> = Vec::new();
+    for m in &MODULES[..5] {
+        let text = python_module(&mut rng, &present);
+        write(&root, m, &text);
+        present.push(m.to_string());
+    }
+    write(&root, "app/__init__.py", "");
+    git(&root, &["init", "-q", "-b", "main"]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-qm", "init"]);
+    let mut live = LiveIndex::open(&root, &options(home.path())).unwrap();
+    check_equal(home.path(), &root, "open");
+    let mut branch = 0;
+    for step in 0..steps {
+        let mut changed: Vec<PathBuf> = Vec::new();
+        let what = match rng.below(10) {
+            0..=3 => {
+                let m = present[rng.below(present.len())].clone();
+                let others: Vec<String> = present.iter().filter(|p| **p != m).cloned().collect();
+                write(&root, &m, &python_module(&mut rng, &others));
+                changed.push(root.join(&m));
+                format!("edit {m}")
+            }
+            4 => {
+                let absent: Vec<&&str> = MODULES
+                    .iter()
+                    .filter(|m| !present.iter().any(|p| p == **m))
+                    .collect();
+                if absent.is_empty() {
+                    continue;
+                }
+                let m = absent[rng.below(absent.len())].to_string();
+                write(&root, &m, &python_module(&mut rng, &present));
+                present.push(m.clone());
+                changed.push(PathBuf::from(&m));
+                format!("add {m}")
+            }
+            5 if present.len() > 2 => {
+                let m = present.remove(rng.below(present.len()));
+                std::fs::remove_file(root.join(&m)).unwrap();
+                changed.push(root.join(&m));
+                format!("delete {m}")
+            }
+            6 => {
+                // A package marker appears or disappears: module names of its siblings change.
+                let init = root.join("app/sub/__init__.py");
+                if init.exists() {
+                    std::fs::remove_file(&init).unwrap();
+                } else {
+                    write(&root, "app/sub/__init__.py", "");
+                }
+                changed.push(init);
+                "toggle app/sub/__init__.py".to_string()
+            }
+            7 => {
+                // Rename: the old path goes, a new one comes.
+                let absent: Vec<&&str> = MODULES
+                    .iter()
+                    .filter(|m| !present.iter().any(|p| p == **m))
+                    .collect();
+                if absent.is_empty() {
+                    continue;
+                }
+                let from = present.remove(rng.below(present.len()));
+                let to = absent[rng.below(absent.len())].to_string();
+                std::fs::create_dir_all(root.join(&to).parent().unwrap()).unwrap();
+                std::fs::rename(root.join(&from), root.join(&to)).unwrap();
+                present.push(to.clone());
+                changed.push(root.join(&from));
+                changed.push(root.join(&to));
+                format!("rename {from} -> {to}")
+            }
+            8 => {
+                git(&root, &["add", "-A"]);
+                git(
+                    &root,
+                    &["commit", "-qm", &format!("step {step}"), "--allow-empty"],
+                );
+                "commit".to_string()
+            }
+            _ => {
+                // Switch to a new branch with an edit committed there, then maybe back.
+                git(&root, &["add", "-A"]);
+                git(&root, &["commit", "-qm", "wip", "--allow-empty"]);
+                branch += 1;
+                git(&root, &["checkout", "-qb", &format!("b{branch}")]);
+                let m = present[0].clone();
+                write(&root, &m, &python_module(&mut rng, &present[1..]));
+                git(&root, &["commit", "-qam", "on branch"]);
+                if rng.below(2) == 0 {
+                    git(&root, &["checkout", "-q", "main"]);
+                    present = MODULES
+                        .iter()
+                        .filter(|m| root.join(m).exists())
+                        .map(|m| m.to_string())
+                        .collect();
+                }
+                changed.push(root.join(&m));
+                "branch switch".to_string()
+            }
+        };
+        live.update(&changed)
+            .unwrap_or_else(|e| panic!("seed {seed} step {step} ({what}): {e}"));
+        check_equal(
+            home.path(),
+            &root,
+            &format!("seed {seed} step {step} ({what})"),
+        );
+    }
+}
+
+fn slow() -> bool {
+    std::env::var("SEXTANT_SLOW_TESTS").is_ok_and(|v| v == "1")
+}
+
+#[test]
+fn incremental_updates_equal_a_full_index() {
+    let (seeds, steps) = if slow() { (12, 40) } else { (3, 16) };
+    for seed in 1..=seeds {
+        run_sequence(seed, steps);
+    }
+}
+
+#[test]
+fn an_edit_publishes_a_generation_that_shares_untouched_edge_sets() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    write(&root, "a.py", "def f():\n    g()\n\ndef g():\n    pass\n");
+    write(&root, "b.py", "from a import f\n\ndef h():\n    f()\n");
+    write(&root, "c.py", "def lonely():\n    pass\n");
+    let mut live = LiveIndex::open(&root, &options(home.path())).unwrap();
+    let before = live.generation();
+    write(&root, "c.py", "def lonely():\n    return 1\n");
+    let u = live.update(&[root.join("c.py")]).unwrap();
+    assert!(u.full.is_none(), "{u:?}");
+    assert!(u.generation.unwrap() > before);
+    assert_eq!(u.files_changed, 1);
+    // Only c.py is resolved again and only its set is written.
+    assert_eq!(u.files_resolved, 1, "{u:?}");
+    assert_eq!(u.sets_written, 1, "{u:?}");
+    // An edit that renames f: b.py's reference is affected and its set rewritten.
+    write(&root, "a.py", "def f2():\n    g()\n\ndef g():\n    pass\n");
+    let u = live.update(&[root.join("a.py")]).unwrap();
+    assert!(u.files_resolved >= 2, "{u:?}");
+    check_equal(home.path(), &root, "rename f");
+    // Nothing changed: nothing published.
+    let u = live.update(&[root.join("a.py")]).unwrap();
+    assert_eq!(u.generation, None);
+}
