@@ -921,9 +921,18 @@ impl Compiler<'_> {
                     mask: mask(s),
                 });
             } else {
+                let m = mask(s);
+                let merged = (m != ALL_KINDS && kinds_in(m).count() > 1).then(|| {
+                    let mut list: Vec<crate::Ix> = kinds_in(m)
+                        .flat_map(|k| self.g.nodes_of_kind(k).iter().copied())
+                        .collect();
+                    list.sort_unstable();
+                    list
+                });
                 steps.push(Step::Scan {
                     slot: s,
-                    mask: mask(s),
+                    mask: m,
+                    merged,
                 });
             }
             bound[s] = true;

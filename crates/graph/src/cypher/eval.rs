@@ -104,13 +104,44 @@ fn compare(op: CmpOp, a: &Value, b: &Value) -> Option<bool> {
 }
 
 /// A borrowed-where-possible operand (see `Exec::operand`).
-enum Opd<'s> {
+pub(super) enum Opd<'s> {
     Ref(&'s Value),
     Str(&'s str),
     Own(Value),
 }
 
 impl Opd<'_> {
+    /// Hashes like [`super::value::hash_value`] of the value.
+    pub(super) fn hash_key<H: std::hash::Hasher>(&self, h: &mut H) {
+        use std::hash::Hash;
+        match self {
+            Opd::Str(s) => {
+                5u8.hash(h);
+                s.hash(h);
+            }
+            Opd::Ref(v) => super::value::hash_value(v, h),
+            Opd::Own(v) => super::value::hash_value(v, h),
+        }
+    }
+
+    /// Grouping equivalence with a stored key (see [`super::value::Key`]).
+    pub(super) fn equivalent_to(&self, v: &Value) -> bool {
+        match (self, v) {
+            (Opd::Str(s), Value::Str(t)) => *s == t.as_str(),
+            (Opd::Str(_), _) => false,
+            (Opd::Ref(a), b) => super::value::equivalent(a, b),
+            (Opd::Own(a), b) => super::value::equivalent(a, b),
+        }
+    }
+
+    pub(super) fn into_value(self) -> Value {
+        match self {
+            Opd::Ref(v) => v.clone(),
+            Opd::Str(s) => Value::Str(s.to_string()),
+            Opd::Own(v) => v,
+        }
+    }
+
     fn as_str(&self) -> Option<&str> {
         match self {
             Opd::Str(s) => Some(s),
@@ -531,7 +562,12 @@ impl<'a> Exec<'a> {
 
     /// Evaluates an operand of a comparison or predicate without copying when it can:
     /// constants and slots are borrowed, string properties of nodes borrowed from the graph.
-    fn operand<'s>(&mut self, e: &'a CExpr, row: &'s [Value], aggs: &[Value]) -> R<Opd<'s>>
+    pub(super) fn operand<'s>(
+        &mut self,
+        e: &'a CExpr,
+        row: &'s [Value],
+        aggs: &[Value],
+    ) -> R<Opd<'s>>
     where
         'a: 's,
     {

@@ -88,7 +88,8 @@ struct StageState {
     skipped: u64,
     emitted: u64,
     seen: FxHashSet<Key>,
-    groups: FxHashMap<Vec<Key>, usize>,
+    /// Groups by the hash of their keys (collisions resolved by comparing the stored keys).
+    groups: FxHashMap<u64, Vec<usize>>,
     group_list: Vec<Group>,
     /// Rows of a sorting projection.
     buffer: Vec<Entry>,
@@ -392,7 +393,25 @@ impl<'a> Exec<'a> {
         };
         let g = self.g;
         match step {
-            Step::Scan { slot, mask } => {
+            Step::Scan {
+                slot,
+                merged: Some(list),
+                ..
+            } => {
+                for &ix in list {
+                    self.scan_tick()?;
+                    put(row, *slot, Value::Node(ix));
+                    if self.steps(steps, i + 1, row, cont)? == Flow::Stop {
+                        return Ok(Flow::Stop);
+                    }
+                }
+                Ok(Flow::Continue)
+            }
+            Step::Scan {
+                slot,
+                mask,
+                merged: None,
+            } => {
                 if *mask == ALL_KINDS {
                     for ix in 0..g.len() as Ix {
                         self.scan_tick()?;
@@ -720,24 +739,41 @@ impl<'a> Exec<'a> {
         self.pos_hint = p.pos;
         self.tick(1)?;
         if p.aggregating {
-            let mut hkey = Vec::new();
+            // Grouping keys are borrowed (node strings, slots) and hashed; only a new group
+            // copies them.
+            let row_ref: &[Value] = row;
+            let mut keys = Vec::new();
+            let mut hasher = rustc_hash::FxHasher::default();
             for (e, has) in p.items.iter().zip(&p.item_has_agg) {
                 if !*has {
-                    hkey.push(Key(self.eval(e, row, &[])?));
+                    let k = self.operand(e, row_ref, &[])?;
+                    k.hash_key(&mut hasher);
+                    keys.push(k);
                 }
             }
-            let gi = match self.states[si].groups.get(&hkey) {
-                Some(&gi) => gi,
+            let hash = std::hash::Hasher::finish(&hasher);
+            let st = &self.states[si];
+            let found = st.groups.get(&hash).and_then(|list| {
+                list.iter().copied().find(|&gi| {
+                    st.group_list.get(gi).is_some_and(|g| {
+                        g.keys.len() == keys.len()
+                            && keys.iter().zip(&g.keys).all(|(k, v)| k.equivalent_to(v))
+                    })
+                })
+            });
+            let gi = match found {
+                Some(gi) => gi,
                 None => {
-                    self.tick(row.len() as u64 + 1)?;
+                    let keys: Vec<Value> = keys.into_iter().map(|k| k.into_value()).collect();
+                    self.tick(row_ref.len() as u64 + 1)?;
                     let st = &mut self.states[si];
                     let gi = st.group_list.len();
                     st.group_list.push(Group {
-                        rep: row.clone(),
-                        keys: hkey.iter().map(|k| k.0.clone()).collect(),
+                        rep: row_ref.to_vec(),
+                        keys,
                         accs: p.aggs.iter().map(AccState::new).collect(),
                     });
-                    st.groups.insert(hkey, gi);
+                    st.groups.entry(hash).or_default().push(gi);
                     gi
                 }
             };

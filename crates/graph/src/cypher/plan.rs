@@ -178,8 +178,13 @@ pub struct PathPart {
 
 #[derive(Debug)]
 pub enum Step {
-    /// Bind `slot` to every node (of the kinds in `mask`).
-    Scan { slot: Slot, mask: KindMask },
+    /// Bind `slot` to every node (of the kinds in `mask`), in index order. For several kinds
+    /// the merged candidate list is computed when planning.
+    Scan {
+        slot: Slot,
+        mask: KindMask,
+        merged: Option<Vec<crate::Ix>>,
+    },
     /// Bind `slot` to the nodes whose `key` equals `value` (or is in it, for a list).
     Lookup {
         slot: Slot,

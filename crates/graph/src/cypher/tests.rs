@@ -81,12 +81,12 @@ fn query_table() {
         (
             "MATCH (n:Function|Method) RETURN n.qname",
             &[
+                "a.Base.get",
+                "a.Child.get",
                 "a.helper",
                 "a.main",
                 "b.run",
                 "b.unused",
-                "a.Base.get",
-                "a.Child.get",
             ],
         ),
         (
@@ -1797,6 +1797,18 @@ fn bench_django_sized() {
         (
             "MATCH (n) WHERE n.qname =~ 'django\\\\.http\\\\..*\\\\.get' RETURN count(*)",
             vec![],
+        ),
+        (
+            "MATCH (a {qname: $q})-[:CALLS*1..5]->(b) RETURN count(*), count(DISTINCT b)",
+            vec![("q".into(), Value::Str(pick(NodeKind::Method, 900)))],
+        ),
+        (
+            "MATCH (a {qname: $q})-[:CALLS*1..3]-(b) RETURN count(*), count(DISTINCT b)",
+            vec![("q".into(), Value::Str(pick(NodeKind::Method, 900)))],
+        ),
+        (
+            "MATCH p = (a {qname: $q})-[:CALLS*1..5]->(b:Function) RETURN p ORDER BY length(p) LIMIT 5",
+            vec![("q".into(), Value::Str(pick(NodeKind::Method, 900)))],
         ),
     ];
     for (text, params) in &queries {

@@ -288,7 +288,7 @@ fn as_integral(f: f64) -> Option<i64> {
     (f.fract() == 0.0 && (-9.2e18..=9.2e18).contains(&f)).then_some(f as i64)
 }
 
-fn equivalent(a: &Value, b: &Value) -> bool {
+pub(crate) fn equivalent(a: &Value, b: &Value) -> bool {
     use Value::*;
     match (a, b) {
         (Null, Null) => true,
@@ -299,7 +299,7 @@ fn equivalent(a: &Value, b: &Value) -> bool {
     }
 }
 
-fn hash_value<H: Hasher>(v: &Value, h: &mut H) {
+pub(crate) fn hash_value<H: Hasher>(v: &Value, h: &mut H) {
     use Value::*;
     match v {
         Null => 0u8.hash(h),
