@@ -613,7 +613,7 @@ impl Compiler<'_> {
                 return Err(CypherError::unsupported(
                     id.pos,
                     format!(
-                        "`{}` is already declared; a variable-length relationship needs a new variable",
+                        "re-using `{}` in a variable-length pattern is not supported; a variable-length relationship needs a new variable",
                         id.name
                     ),
                 ));
@@ -1000,7 +1000,9 @@ impl Compiler<'_> {
             _ => {
                 return Err(CypherError::unsupported(
                     e.pos,
-                    format!("{what} must be an integer literal or a parameter"),
+                    format!(
+                        "{what} must be an integer literal or a parameter (expressions are not supported)"
+                    ),
                 ));
             }
         };

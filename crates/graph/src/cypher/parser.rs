@@ -248,12 +248,12 @@ impl Parser<'_> {
             }
             parts.push(self.single()?);
         }
-        self.eat(&Tok::Semicolon);
+        let semicolon = self.eat(&Tok::Semicolon);
         if !self.is(&Tok::Eof) {
-            if self.is(&Tok::Semicolon) {
+            if semicolon || self.is(&Tok::Semicolon) {
                 return Err(CypherError::unsupported(
                     self.at(),
-                    "only one statement per query is supported",
+                    "several statements are not supported (one query per call)",
                 ));
             }
             return Err(self.expected("the end of the query after RETURN (or UNION)"));
@@ -826,6 +826,11 @@ impl Parser<'_> {
                         ops.push((PostOp::Index(e), at));
                     }
                 }
+            } else if is_var && ops.is_empty() && self.is(&Tok::LBrace) {
+                return Err(CypherError::unsupported(
+                    at,
+                    "map projections (n {.name, ...}) are not supported; return the properties as columns",
+                ));
             } else if is_var && ops.is_empty() && self.is(&Tok::Colon) {
                 ops.push((PostOp::Labels(self.label_expr()?), at));
             } else {
@@ -920,10 +925,11 @@ impl Parser<'_> {
                 if self.peek_n(1) == &Tok::LParen {
                     return self.call();
                 }
-                if self.peek_n(1) == &Tok::Dot
-                    && matches!(self.peek_n(2), Tok::Ident(_))
-                    && self.peek_n(3) == &Tok::LParen
-                {
+                let mut n = 1;
+                while self.peek_n(n) == &Tok::Dot && matches!(self.peek_n(n + 1), Tok::Ident(_)) {
+                    n += 2;
+                }
+                if n > 1 && self.peek_n(n) == &Tok::LParen {
                     return Err(CypherError::unsupported(
                         pos,
                         "namespaced functions and procedures are not supported",
@@ -977,6 +983,16 @@ impl Parser<'_> {
     fn call(&mut self) -> R<Expr> {
         let pos = self.at();
         let name = self.name("a function name")?;
+        let lower = name.name.to_ascii_lowercase();
+        if matches!(
+            lower.as_str(),
+            "any" | "all" | "none" | "single" | "reduce" | "filter" | "extract"
+        ) {
+            return Err(CypherError::unsupported(
+                pos,
+                format!("{lower}() (list predicates and folds) is not supported"),
+            ));
+        }
         self.bump(); // (
         if self.is(&Tok::Star) && name.name.eq_ignore_ascii_case("count") {
             self.bump();
