@@ -101,9 +101,10 @@ pub struct Community {
     /// 0 is the largest.
     pub id: u32,
     pub size: usize,
-    /// The dominant directory of the members (or their common directory prefix).
+    /// The deepest directory holding more than half of the members (product code when the
+    /// community has any), or the dominant directory `(+N directories)`.
     pub label: String,
-    /// Share of the members in the label's directory.
+    /// Share of those members under the label's directory.
     pub label_share: f64,
     pub files: usize,
     /// Most central members (PageRank).
@@ -1169,38 +1170,75 @@ fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
 
-/// The label of a community: its members' dominant directory (with the share of members in
-/// it), or their common directory prefix when no directory holds half of them.
+/// The label of a community: the deepest directory holding more than half of its members
+/// (product code counted when there is any: tests join the communities they exercise), with
+/// the share of those members in it, and when that directory is broad (one or two levels)
+/// the directory most members are in (`django (django/template 31%)`); when no directory holds
+/// more than half, the dominant directory and how many others there are.
 fn label_of(g: &Graph, members: &[Ix]) -> (String, f64) {
-    let mut dirs: HashMap<&str, usize> = HashMap::new();
-    for &ix in members {
-        *dirs.entry(dir_of(&g.node(ix).path)).or_default() += 1;
+    let product: Vec<Ix> = members
+        .iter()
+        .copied()
+        .filter(|&ix| !is_test_path(&g.node(ix).path))
+        .collect();
+    let counted = if product.is_empty() {
+        members
+    } else {
+        &product
+    };
+    if counted.is_empty() {
+        return (String::new(), 0.0);
     }
+    let total = counted.len();
+    // Every directory prefix of every member, counted once per member.
+    let mut prefixes: HashMap<&str, usize> = HashMap::new();
+    let mut dirs: HashMap<&str, usize> = HashMap::new();
+    for &ix in counted {
+        let dir = dir_of(&g.node(ix).path);
+        *dirs.entry(dir).or_default() += 1;
+        if dir == "." {
+            *prefixes.entry(".").or_default() += 1;
+            continue;
+        }
+        for (i, c) in dir.char_indices() {
+            if c == '/' {
+                *prefixes.entry(&dir[..i]).or_default() += 1;
+            }
+        }
+        *prefixes.entry(dir).or_default() += 1;
+    }
+    let best = prefixes
+        .iter()
+        .filter(|(_, n)| **n * 2 > total)
+        .max_by(|a, b| {
+            let depth = |p: &str| {
+                if p == "." {
+                    0
+                } else {
+                    p.matches('/').count() + 1
+                }
+            };
+            depth(a.0)
+                .cmp(&depth(b.0))
+                .then(a.1.cmp(b.1))
+                .then(b.0.cmp(a.0))
+        });
     let Some((&top, &n)) = dirs.iter().max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0))) else {
         return (String::new(), 0.0);
     };
-    let share = n as f64 / members.len().max(1) as f64;
-    if share >= 0.5 || dirs.len() == 1 {
-        return (top.to_string(), round2(share));
+    if let Some((p, m)) = best {
+        let share = round2(*m as f64 / total as f64);
+        // A broad prefix says little: name the directory most members are in too.
+        if top != *p && p.matches('/').count() < 2 {
+            let pct = (n as f64 * 100.0 / total as f64).round();
+            return (format!("{p} ({top} {pct}%)"), share);
+        }
+        return (p.to_string(), share);
     }
-    let mut common: Vec<&str> = top.split('/').collect();
-    for d in dirs.keys() {
-        let parts: Vec<&str> = d.split('/').collect();
-        let same = common
-            .iter()
-            .zip(&parts)
-            .take_while(|(a, b)| a == b)
-            .count();
-        common.truncate(same);
-    }
-    if common.is_empty() || common == ["."] {
-        (
-            format!("{top} (+{} directories)", dirs.len() - 1),
-            round2(share),
-        )
-    } else {
-        (format!("{}/*", common.join("/")), 1.0)
-    }
+    (
+        format!("{top} (+{} directories)", dirs.len() - 1),
+        round2(n as f64 / total as f64),
+    )
 }
 
 fn dependency_kind_names() -> Vec<&'static str> {
@@ -1314,6 +1352,60 @@ mod tests {
             HashSet::new(),
         ];
         assert_eq!(dag_levels(&deps), vec![2, 1, 0, 0]);
+    }
+
+    fn graph_of(paths: &[&str]) -> Graph {
+        let nodes = paths
+            .iter()
+            .enumerate()
+            .map(|(i, p)| NodeData {
+                id: i as i64 + 1,
+                kind: NodeKind::Function,
+                name: format!("f{i}"),
+                qname: format!("m.f{i}"),
+                path: p.to_string(),
+                language: "python".into(),
+                start_line: 1,
+                end_line: 2,
+                visibility: sextant_graph::Visibility::Public,
+                modifiers: String::new(),
+                complexity: Some(1),
+                parent_id: None,
+                signature: String::new(),
+            })
+            .collect();
+        Graph::new(nodes, &[])
+    }
+
+    #[test]
+    fn community_labels_prefer_the_deepest_majority_directory_of_product_code() {
+        let g = graph_of(&[
+            "django/db/models/base.py",
+            "django/db/models/fields/a.py",
+            "django/db/models/fields/b.py",
+            "django/utils/x.py",
+            "tests/a/test_x.py",
+            "tests/b/test_y.py",
+            "tests/c/test_z.py",
+        ]);
+        let all: Vec<Ix> = (0..g.len() as Ix).collect();
+        assert_eq!(label_of(&g, &all), ("django/db/models".to_string(), 0.75));
+        let broad = graph_of(&[
+            "django/a/x.py",
+            "django/b/y.py",
+            "django/c/z.py",
+            "django/c/w.py",
+        ]);
+        assert_eq!(
+            label_of(&broad, &[0, 1, 2, 3]),
+            ("django (django/c 50%)".to_string(), 1.0)
+        );
+        // Only tests: labelled by them.
+        assert_eq!(label_of(&g, &[4, 5, 6]).0, "tests (tests/a 33%)");
+        let scattered = graph_of(&["a/x.py", "b/y.py", "c/z.py"]);
+        assert_eq!(label_of(&scattered, &[0, 1, 2]).0, "a (+2 directories)");
+        let root = graph_of(&["setup.py", "conf.py"]);
+        assert_eq!(label_of(&root, &[0, 1]), (".".to_string(), 1.0));
     }
 
     #[test]
