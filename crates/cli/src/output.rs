@@ -101,6 +101,11 @@ pub fn index_summary(s: &IndexSummary) -> String {
         "  files      {} indexed ({} reused, {} uncommitted, {} with syntax errors), {} unsupported\n",
         s.files_indexed, s.files_reused, s.files_uncommitted, s.files_with_syntax_errors, s.ignored_files
     ));
+    if let Some(g) = s.reused_generation {
+        out.push_str(&format!(
+            "  unchanged  same file versions as generation {g}: its resolution is shared\n"
+        ));
+    }
     out.push_str(&format!("  skipped    {}\n", counts_line(&s.skipped)));
     out.push_str(&format!("  languages  {}\n", counts_line(&s.languages)));
     out.push_str(&format!(

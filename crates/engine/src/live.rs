@@ -979,6 +979,11 @@ impl LiveIndex {
             db_path: self.data.db(),
             commit: self.commit.clone(),
             branch: self.branch.clone(),
+            context: crate::pipeline::resolution_context(
+                &self.cargo,
+                &self.npm_packages,
+                &self.versions,
+            ),
             ..IndexSummary::default()
         };
         for f in self.files.values() {

@@ -192,7 +192,8 @@ pub(crate) fn summary_json(s: &IndexSummary) -> String {
         format!("{{{}}}", parts.join(","))
     };
     format!(
-        "{{\"files\":{},\"files_reused\":{},\"bytes\":{},\"symbols\":{},\"references\":{},\"imports\":{},\"edges\":{},\"unresolved\":{},\"skipped\":{},\"wall_seconds\":{:.3}}}",
+        "{{\"context\":\"{}\",\"files\":{},\"files_reused\":{},\"bytes\":{},\"symbols\":{},\"references\":{},\"imports\":{},\"edges\":{},\"unresolved\":{},\"skipped\":{},\"wall_seconds\":{:.3}}}",
+        json_escape(&s.context),
         s.files_indexed,
         s.files_reused,
         s.bytes,
@@ -297,20 +298,34 @@ pub fn index(
 
     // Previous versions, for reuse.
     let active = store.active_generation_id()?;
-    let previous: FxHashMap<String, sextant_store::FileInfo> = if options.full || active == 0 {
-        FxHashMap::default()
-    } else {
-        store
-            .files(active)?
-            .into_iter()
-            .map(|f| (f.path.clone(), f))
-            .collect()
-    };
+    // The active generation's file versions, then those of the other kept generations (the
+    // baselines of earlier commits: checking one out again re-extracts nothing).
+    let mut previous: FxHashMap<String, Vec<sextant_store::FileInfo>> = FxHashMap::default();
+    if !options.full && active != 0 {
+        let mut seen: rustc_hash::FxHashSet<i64> = rustc_hash::FxHashSet::default();
+        let mut generations = vec![active];
+        generations.extend(
+            store
+                .generations()?
+                .into_iter()
+                .filter(|g| g.status == "published" && g.id != active)
+                .map(|g| g.id),
+        );
+        for g in generations {
+            for f in store.files(g)? {
+                if seen.insert(f.id) {
+                    previous.entry(f.path.clone()).or_default().push(f);
+                }
+            }
+        }
+    }
     let versions: FxHashMap<String, String> = registry
         .languages()
         .iter()
         .map(|l| (l.id().to_string(), extractor_version(l)))
         .collect();
+
+    let context = resolution_context(&cargo, &npm_packages, &versions);
 
     // Read + extract in parallel; write in batches on this thread.
     let total = walk.files.len() as u64;
@@ -346,6 +361,7 @@ pub fn index(
         commit: head.as_ref().and_then(|h| h.commit.clone()),
         branch: head.as_ref().and_then(|h| h.branch.clone()),
         ignored_files: walk.ignored_files as u64,
+        context: context.clone(),
         ..IndexSummary::default()
     };
     let mut reused: Vec<(i64, bool)> = Vec::new();
@@ -384,10 +400,12 @@ pub fn index(
                         let uncommitted = uncommitted || (in_git && head_blobs.is_empty());
                         // The module may depend on the declared package, known only after extraction.
                         let style = language.manifest.module;
-                        let prev = previous.get(path).filter(|p| {
-                            p.hash == source.hash
-                                && p.language == language.id()
-                                && Some(&p.extractor) == versions.get(language.id())
+                        let prev = previous.get(path).and_then(|candidates| {
+                            candidates.iter().find(|p| {
+                                p.hash == source.hash
+                                    && p.language == language.id()
+                                    && Some(&p.extractor) == versions.get(language.id())
+                            })
                         });
                         let (facts, module, reuse) = match prev {
                             Some(p)
@@ -489,6 +507,53 @@ pub fn index(
     builder.write_files(&batch)?;
     absorb_rows(&mut batch, &mut inputs);
     drop(batch);
+    // Nothing new: if an earlier generation has exactly these file versions and the same
+    // context (e.g. the commit checked out again, or a re-index of an unchanged tree), its
+    // resolution is this one's: share its edge sets and publish without resolving.
+    if summary.files_indexed == summary.files_reused
+        && options.scip.is_none()
+        && !options.full
+        && let Some((base, sets, stats)) = same_generation(builder.store(), &reused, &context)?
+    {
+        let files: Vec<(i64, bool, Option<i64>)> = reused
+            .iter()
+            .map(|&(id, uncommitted)| (id, uncommitted, sets.get(&id).copied()))
+            .collect();
+        builder.add_files(&files)?;
+        let mut skipped: Vec<(String, &'static str, u64)> = walk
+            .skipped
+            .iter()
+            .map(|s| (s.path.as_str().to_string(), s.reason.as_str(), s.size))
+            .collect();
+        skipped.extend(skipped_at_read);
+        builder.write_skipped(&skipped)?;
+        builder.analyze = false;
+        let mut skip_counts: FxHashMap<String, u64> = FxHashMap::default();
+        for (_, reason, _) in &skipped {
+            *skip_counts.entry(reason.to_string()).or_default() += 1;
+        }
+        fill_from_stats(&mut summary, &stats);
+        summary.skipped = sorted(skip_counts);
+        summary.languages = sorted(languages);
+        summary.dirty = summary.files_uncommitted > 0;
+        summary.reused_generation = Some(base);
+        mark("share", &mut phases);
+        options.check_cancel()?;
+        progress(Progress::Publishing);
+        summary.wall_seconds = started.elapsed().as_secs_f64();
+        let generation = builder.publish(&summary_json(&summary))?;
+        if summary.dirty {
+            store.mark_dirty(generation)?;
+        }
+        store.collect_garbage(2)?;
+        mark("publish", &mut phases);
+        summary.generation = generation;
+        summary.phases = phases;
+        summary.wall_seconds = started.elapsed().as_secs_f64();
+        summary.db_bytes = store.size_bytes();
+        store.set_generation_stats(generation, &summary_json(&summary))?;
+        return Ok(summary);
+    }
     builder.reuse_files(&reused)?;
     mark("extract", &mut phases);
     phases.push(("extract.writer_rows".into(), rows_seconds));
@@ -511,7 +576,11 @@ pub fn index(
             imports,
             bindings,
         } = builder.load_reused()?;
-        for f in previous.values().filter(|f| reused_ids.contains(&f.id)) {
+        for f in previous
+            .values()
+            .flatten()
+            .filter(|f| reused_ids.contains(&f.id))
+        {
             if let Some(language) = registry.get(&f.language) {
                 let lang = rule_for(language);
                 r_files.push(resolve::FileCtx {
@@ -723,6 +792,76 @@ pub fn index(
     summary.db_bytes = store.size_bytes();
     store.set_generation_stats(generation, &summary_json(&summary))?;
     Ok(summary)
+}
+
+/// The fingerprint of what resolution depends on besides the file versions.
+pub(crate) fn resolution_context(
+    cargo: &CargoPackages,
+    npm: &NpmPackages,
+    versions: &FxHashMap<String, String>,
+) -> String {
+    let mut versions: Vec<(&String, &String)> = versions.iter().collect();
+    versions.sort();
+    let text = format!("{cargo:?}{npm:?}{versions:?}");
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// A published generation with exactly `files` (file version ids) and the same resolution
+/// context: (its id, each file's edge set, its stored summary).
+type SameGeneration = (i64, FxHashMap<i64, i64>, serde_json::Value);
+
+fn same_generation(store: &Store, files: &[(i64, bool)], context: &str) -> Result<Option<SameGeneration>> {
+    let mut wanted: Vec<i64> = files.iter().map(|(id, _)| *id).collect();
+    wanted.sort_unstable();
+    for g in store.generations()? {
+        if g.status != "published" {
+            continue;
+        }
+        let Some(stats) = g
+            .stats
+            .as_deref()
+            .and_then(|s| serde_json::from_str::<serde_json::Value>(s).ok())
+        else {
+            continue;
+        };
+        if stats.get("context").and_then(|c| c.as_str()) != Some(context) {
+            continue;
+        }
+        let sets = store.generation_sets(g.id)?;
+        if sets.len() != wanted.len() || sets.iter().map(|(f, _)| *f).ne(wanted.iter().copied()) {
+            continue;
+        }
+        return Ok(Some((g.id, sets.into_iter().collect(), stats)));
+    }
+    Ok(None)
+}
+
+/// Counts of a generation's stored summary (for a generation that shares its resolution).
+fn fill_from_stats(summary: &mut IndexSummary, stats: &serde_json::Value) {
+    let n = |k: &str| stats.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
+    summary.symbols = n("symbols");
+    summary.references = n("references");
+    summary.imports = n("imports");
+    let counts = |k: &str| -> Vec<(String, u64)> {
+        let mut v: Vec<(String, u64)> = stats
+            .get(k)
+            .and_then(|m| m.as_object())
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| (k.clone(), v.as_u64().unwrap_or(0)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        v
+    };
+    summary.edges = counts("edges");
+    summary.unresolved = counts("unresolved");
 }
 
 /// Cargo packages: (manifest path, package name).

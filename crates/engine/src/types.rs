@@ -40,6 +40,13 @@ pub struct IndexSummary {
     pub db_bytes: u64,
     /// What a SCIP index given with `--scip` changed.
     pub scip: Option<crate::ScipSummary>,
+    /// Fingerprint of what resolution depends on besides the file versions (repository
+    /// packages, Cargo manifests, extractor versions): two generations with the same file
+    /// versions and the same context have the same edges.
+    pub context: String,
+    /// Every file version was unchanged and an earlier generation (this one) had exactly the
+    /// same set and context: its edge sets were shared, nothing was resolved again.
+    pub reused_generation: Option<i64>,
 }
 
 impl IndexSummary {

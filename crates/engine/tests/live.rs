@@ -314,3 +314,38 @@ fn an_edit_publishes_a_generation_that_shares_untouched_edge_sets() {
     let u = live.update(&[root.join("a.py")]).unwrap();
     assert_eq!(u.generation, None);
 }
+
+#[test]
+fn checking_out_an_indexed_commit_again_shares_its_baseline() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    write(&root, "a.py", "def f():\n    g()\n\ndef g():\n    pass\n");
+    write(&root, "b.py", "from a import f\n\ndef h():\n    f()\n");
+    git(&root, &["init", "-q", "-b", "main"]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-qm", "one"]);
+    let first = sextant_engine::index(&root, &options(home.path()), &|_| {}).unwrap();
+    assert_eq!(first.reused_generation, None);
+    // An unchanged tree: nothing is resolved again.
+    let again = sextant_engine::index(&root, &options(home.path()), &|_| {}).unwrap();
+    assert_eq!(again.reused_generation, Some(first.generation));
+    assert_eq!(again.symbols, first.symbols);
+    assert_eq!(again.edges, first.edges);
+    // A second commit, then back to the first: the first commit's baseline serves again.
+    write(&root, "b.py", "from a import f, g\n\ndef h():\n    f()\n    g()\n");
+    git(&root, &["commit", "-qam", "two"]);
+    let second = sextant_engine::index(&root, &options(home.path()), &|_| {}).unwrap();
+    assert_eq!(second.reused_generation, None);
+    git(&root, &["checkout", "-q", "HEAD~1"]);
+    let back = sextant_engine::index(&root, &options(home.path()), &|_| {}).unwrap();
+    assert!(back.reused_generation.is_some(), "{back:?}");
+    assert_eq!(back.edges, first.edges);
+    check_equal(home.path(), &root, "checkout back");
+    // A forced full index never shares.
+    let mut full = options(home.path());
+    full.full = true;
+    let rebuilt = sextant_engine::index(&root, &full, &|_| {}).unwrap();
+    assert_eq!(rebuilt.reused_generation, None);
+    check_equal(home.path(), &root, "full");
+}

@@ -26,7 +26,7 @@ pub use rows::{
     ResolveRef, UnresolvedRow,
 };
 pub use schema::SCHEMA_VERSION;
-pub use write::{FileBatch, GenerationBuilder, IdRanges, Reused};
+pub use write::{BASELINE_COMMITS, FileBatch, GenerationBuilder, IdRanges, Reused};
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -10,6 +10,10 @@ use crate::rows::{
 };
 use crate::{Result, Store};
 
+/// How many commits keep a baseline (their newest clean published generation) through garbage
+/// collection.
+pub const BASELINE_COMMITS: usize = 5;
+
 /// One file version with its nodes, references and imports.
 /// What the resolver needs of the file versions a generation reuses.
 #[derive(Debug, Default)]
@@ -91,11 +95,36 @@ impl Store {
                 .prepare("SELECT id FROM generations WHERE status != 'published' AND id != ?1")?
                 .query_map([active], |r| r.get(0))?
                 .collect::<rusqlite::Result<_>>()?;
-            let published: Vec<i64> = c
-                .prepare("SELECT id FROM generations WHERE status = 'published' AND id != ?1 ORDER BY id DESC")?
-                .query_map([active], |r| r.get(0))?
+            let published: Vec<(i64, Option<String>, bool)> = c
+                .prepare(
+                    "SELECT id, commit_id, dirty FROM generations
+                     WHERE status = 'published' AND id != ?1 ORDER BY id DESC",
+                )?
+                .query_map([active], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
                 .collect::<rusqlite::Result<_>>()?;
-            stale.extend(published.into_iter().skip(keep.saturating_sub(1)));
+            // Baselines: the newest clean generation of each of the last BASELINE_COMMITS
+            // commits stays, so checking one out again costs no re-index.
+            let active_commit: Option<String> = c
+                .query_row(
+                    "SELECT commit_id FROM generations WHERE id = ?1 AND dirty = 0",
+                    [active],
+                    |r| r.get(0),
+                )
+                .unwrap_or(None);
+            let mut commits: Vec<String> = active_commit.into_iter().collect();
+            for (i, (id, commit, dirty)) in published.into_iter().enumerate() {
+                if i + 1 < keep {
+                    continue;
+                }
+                if let Some(commit) = commit.filter(|_| !dirty)
+                    && commits.len() < BASELINE_COMMITS
+                    && !commits.contains(&commit)
+                {
+                    commits.push(commit);
+                    continue;
+                }
+                stale.push(id);
+            }
             // Edge sets of the collected generations that no remaining generation shares.
             c.execute_batch(
                 "CREATE TEMP TABLE IF NOT EXISTS dead_sets(id INTEGER PRIMARY KEY);
