@@ -815,7 +815,11 @@ pub(crate) fn resolution_context(
 /// context: (its id, each file's edge set, its stored summary).
 type SameGeneration = (i64, FxHashMap<i64, i64>, serde_json::Value);
 
-fn same_generation(store: &Store, files: &[(i64, bool)], context: &str) -> Result<Option<SameGeneration>> {
+fn same_generation(
+    store: &Store,
+    files: &[(i64, bool)],
+    context: &str,
+) -> Result<Option<SameGeneration>> {
     let mut wanted: Vec<i64> = files.iter().map(|(id, _)| *id).collect();
     wanted.sort_unstable();
     for g in store.generations()? {
