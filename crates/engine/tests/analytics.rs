@@ -257,7 +257,10 @@ fn central_ranks_what_everything_depends_on_and_caches_the_scores() {
     );
     // Only classes.
     let classes = ix.repo.central(&["class".into()], 5).unwrap();
-    assert_eq!(classes.results[0].node.qualified_name, "app.core.Repository");
+    assert_eq!(
+        classes.results[0].node.qualified_name,
+        "app.core.Repository"
+    );
     assert!(classes.results.iter().all(|r| r.node.kind == "class"));
     assert!(ix.repo.central(&["nope".into()], 5).is_err());
 
