@@ -333,7 +333,11 @@ fn checking_out_an_indexed_commit_again_shares_its_baseline() {
     assert_eq!(again.symbols, first.symbols);
     assert_eq!(again.edges, first.edges);
     // A second commit, then back to the first: the first commit's baseline serves again.
-    write(&root, "b.py", "from a import f, g\n\ndef h():\n    f()\n    g()\n");
+    write(
+        &root,
+        "b.py",
+        "from a import f, g\n\ndef h():\n    f()\n    g()\n",
+    );
     git(&root, &["commit", "-qam", "two"]);
     let second = sextant_engine::index(&root, &options(home.path()), &|_| {}).unwrap();
     assert_eq!(second.reused_generation, None);
