@@ -1,9 +1,11 @@
 """A third-party MCP client (the Python `mcp` SDK, 1.x API) against `sextant serve`, over stdio
-or streamable HTTP, calling every core tool.
+or streamable HTTP, calling every core tool (and, with `--toolsets core,analytics`, every analytics
+tool).
 
 Run by crates/cli/tests/mcp.rs, which builds and indexes the fixture repository:
 
     python3 tests/mcp_python/test_client.py --bin target/debug/sextant --repo DIR [--transport http]
+        [--toolsets core,analytics]
 
 (SEXTANT_HOME must point at the index's data home). The 1.x client validates every
 `structuredContent` against the tool's `outputSchema` and raises when it does not conform; the
@@ -43,6 +45,19 @@ TOOLS = {
     "status",
     "index",
 }
+ANALYTICS = {
+    "query",
+    "schema",
+    "central",
+    "bridges",
+    "communities",
+    "cycles",
+    "entry_points",
+    "flows",
+    "dead_code",
+    "complexity",
+    "architecture",
+}
 WRITES = {"index"}
 
 
@@ -69,16 +84,17 @@ def type_arrays(schema, where="inputSchema"):
 
 
 @contextlib.asynccontextmanager
-async def connect(binary, repo, transport):
+async def connect(binary, repo, transport, toolsets):
     env = {"SEXTANT_HOME": os.environ["SEXTANT_HOME"], "SEXTANT_LOG": "warn"}
+    extra = ["--toolsets", toolsets] if toolsets else []
     if transport == "stdio":
-        params = StdioServerParameters(command=binary, args=["serve", "--repo", repo], env=env)
+        params = StdioServerParameters(command=binary, args=["serve", "--repo", repo, *extra], env=env)
         with open(os.devnull, "w") as errlog:
             async with stdio_client(params, errlog=errlog) as (read, write):
                 yield read, write
         return
     server = subprocess.Popen(
-        [binary, "serve", "--repo", repo, "--http", "127.0.0.1:0"],
+        [binary, "serve", "--repo", repo, "--http", "127.0.0.1:0", *extra],
         env={**os.environ, **env},
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
@@ -101,9 +117,11 @@ async def connect(binary, repo, transport):
         server.wait(timeout=10)
 
 
-async def run(binary, repo, transport):
+async def run(binary, repo, transport, toolsets):
     checks = 0
-    async with connect(binary, repo, transport) as (read, write):
+    analytics = "analytics" in (toolsets or "").split(",") or toolsets == "all"
+    expected = TOOLS | (ANALYTICS if analytics else set())
+    async with connect(binary, repo, transport, toolsets) as (read, write):
         if True:
             async with ClientSession(read, write) as session:
                 init = await session.initialize()
@@ -114,7 +132,7 @@ async def run(binary, repo, transport):
 
                 listed = await session.list_tools()
                 tools = {t.name: t for t in listed.tools}
-                assert set(tools) == TOOLS, sorted(tools)
+                assert set(tools) == expected, sorted(tools)
                 schemas = {}
                 for name, tool in tools.items():
                     assert tool.description, name
@@ -204,6 +222,10 @@ async def run(binary, repo, transport):
                 assert values == sorted(values), values
                 checks += 1
 
+                if analytics:
+                    await check_analytics(session, call)
+                    checks += 1
+
                 missing = await session.call_tool("symbol", {"symbol": "get_usr_by_id"})
                 assert field(missing, "isError") and field(missing, "structuredContent") is None, missing
                 assert "get_user_by_id" in missing.content[0].text, missing.content
@@ -211,14 +233,60 @@ async def run(binary, repo, transport):
     return checks
 
 
+async def check_analytics(session, call):
+    """Every analytics tool, each answer validated against its output schema by `call`."""
+    q, meta = await call(
+        "query",
+        {
+            "query": "MATCH (f:Function)-[:CALLS]->(g:Function) WHERE f.language = $lang "
+            "RETURN f.name, g.name ORDER BY f.name",
+            "params": {"lang": "rust"},
+        },
+    )
+    assert q["columns"] == ["f.name", "g.name"], q
+    assert q["rows"] == [["create", "twice"], ["twice", "add"]], q
+    assert meta["truncated"] is False, meta
+    q, meta = await call("query", {"query": "MATCH p = (a)-[r]->(b) RETURN p, r, a", "max_output_bytes": 400})
+    assert q["output_truncated"]["rows_kept"] == len(q["rows"]) < q["output_truncated"]["rows_total"], q
+    assert meta["truncated"] is True and meta["hint"], meta
+    bad = await session.call_tool("query", {"query": "MATCH (n:Function RETURN n"})
+    assert field(bad, "isError"), bad
+    text = bad.content[0].text
+    assert "line 1, column" in text and "^" in text and "MATCH clause" in text, text
+    s, _ = await call("schema", {})
+    assert any(t["name"] == "CALLS" for t in s["relationship_types"]), s
+    c, _ = await call("central", {"limit": 5})
+    assert c["results"] and c["results"][0]["rank"] == 1, c
+    b, _ = await call("bridges", {})
+    assert b["exact"] is True, b
+    com, _ = await call("communities", {"min_size": 1})
+    assert com["count"] >= 1, com
+    for level in ("file", "module", "function"):
+        cy, _ = await call("cycles", {"level": level})
+        assert cy["level"] == level, cy
+    ep, _ = await call("entry_points", {})
+    assert any(e["node"]["name"] == "test_store" for e in ep["entries"]), ep
+    fl, _ = await call("flows", {})
+    assert fl["steps"] == [], fl
+    tree, _ = await call("flows", {"entry": "shop.api.create", "depth": 3})
+    assert [s["node"]["name"] for s in tree["steps"]][:2] == ["create", "handler"], tree
+    d, _ = await call("dead_code", {})
+    assert isinstance(d["dead"], list) and isinstance(d["unknown"], list), d
+    cx, _ = await call("complexity", {"path": "src"})
+    assert cx["functions"] >= 4, cx
+    a, _ = await call("architecture", {"limit": 5})
+    assert a["modules"] >= 1, a
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
     parser.add_argument("--repo", required=True)
     parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    parser.add_argument("--toolsets", default="", help="passed to `sextant serve --toolsets`")
     args = parser.parse_args()
     try:
-        passed = asyncio.run(run(os.path.abspath(args.bin), args.repo, args.transport))
+        passed = asyncio.run(run(os.path.abspath(args.bin), args.repo, args.transport, args.toolsets))
     except Exception as e:  # noqa: BLE001 - report any failure with its trace
         import traceback
 

@@ -410,12 +410,19 @@ pub(crate) fn page_meta(
 
 const INSTRUCTIONS: &str = "Sextant answers questions about one indexed repository from its code graph: where things are defined (`search`), what a symbol is (`symbol`), its source (`source`), who references it (`references`) and the call graph (`calls`). Prefer these tools over grep and reading whole files: answers are small, exact about which symbol they mean, and say in `meta` how fresh (`stale`) and complete (`completeness`) they are. Symbols are named by qualified name, plain name or the stable `id` of a previous answer. Long answers are cut to a token budget and say how to get the rest (`next_cursor`, `hint`). `status` tells whether the index is current; if a tool says the repository is not indexed, run `sextant index` on it.";
 
+/// Added to the instructions when the analytics toolset is listed.
+const ANALYTICS_INSTRUCTIONS: &str = " Whole-graph questions: `central` and `communities` for the shape of an unfamiliar codebase, `cycles`, `dead_code`, `complexity`, `architecture`, `entry_points` and `flows`; anything else with a read-only Cypher `query` (`schema` lists the labels, relationship types and properties).";
+
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for SextantServer {
     fn get_info(&self) -> ServerConfig {
+        let mut instructions = INSTRUCTIONS.to_string();
+        if self.tool_router.has_route("query") {
+            instructions.push_str(ANALYTICS_INSTRUCTIONS);
+        }
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("sextant", env!("CARGO_PKG_VERSION")))
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(instructions)
     }
 
     /// Requests rmcp could not parse as any known method land here. A known method with

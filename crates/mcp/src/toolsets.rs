@@ -39,8 +39,20 @@ pub const TOOLSETS: &[Toolset] = &[
     },
     Toolset {
         name: "analytics",
-        description: "Cypher queries, centrality, communities, cycles, dead code (planned)",
-        tools: &[],
+        description: "graph analytics: Cypher queries and the graph schema, central symbols, bridges, communities, cycles, entry points, flows, dead code, complexity, architecture",
+        tools: &[
+            "query",
+            "schema",
+            "central",
+            "bridges",
+            "communities",
+            "cycles",
+            "entry_points",
+            "flows",
+            "dead_code",
+            "complexity",
+            "architecture",
+        ],
     },
     Toolset {
         name: "history",
@@ -116,6 +128,7 @@ pub(crate) fn all_tools() -> ToolRouter<SextantServer> {
         + SextantServer::graph_tools()
         + SextantServer::change_tools()
         + SextantServer::admin_tools()
+        + SextantServer::analytics_tools()
 }
 
 /// The router listing exactly the tools of `sets`.
@@ -192,19 +205,50 @@ mod tests {
         assert_eq!(serde_json::to_value(&again).unwrap(), listed);
     }
 
+    /// The analytics toolset's `tools/list` entries (names, descriptions, schemas).
+    #[test]
+    fn analytics_tools_list_snapshot() {
+        let analytics = TOOLSETS.iter().find(|t| t.name == "analytics").unwrap();
+        let mut tools = router(&[analytics]).list_all();
+        tools.sort_by(|a, b| a.name.cmp(&b.name));
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+        let mut expected = analytics.tools.to_vec();
+        expected.sort_unstable();
+        assert_eq!(names, expected);
+        insta::assert_json_snapshot!(
+            "tools_list_analytics",
+            serde_json::to_value(&tools).unwrap()
+        );
+    }
+
     #[test]
     fn selections() {
         assert_eq!(parse(&[]).unwrap()[0].name, "core");
         assert_eq!(parse(&["core,core".into()]).unwrap().len(), 1);
         let e = parse(&["nope".into()]).unwrap_err();
         assert!(e.contains("unknown toolset `nope`"), "{e}");
-        let e = parse(&["analytics".into()]).unwrap_err();
+        let e = parse(&["history".into()]).unwrap_err();
         assert!(e.contains("not available"), "{e}");
-        assert!(
-            parse(&["all".into()])
-                .unwrap()
-                .iter()
-                .any(|t| t.name == "core")
+        let names = |sets: Vec<&Toolset>| sets.iter().map(|t| t.name).collect::<Vec<_>>();
+        assert_eq!(
+            names(parse(&["all".into()]).unwrap()),
+            ["core", "analytics"]
+        );
+        assert_eq!(
+            names(parse(&["core,analytics".into()]).unwrap()),
+            ["core", "analytics"]
+        );
+        // The default lists core only.
+        let listed: Vec<String> = router(&parse(&[]).unwrap())
+            .list_all()
+            .into_iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        assert!(!listed.iter().any(|n| n == "query"), "{listed:?}");
+        let all = router(&parse(&["all".into()]).unwrap()).list_all();
+        assert_eq!(
+            all.len(),
+            TOOLSETS.iter().map(|t| t.tools.len()).sum::<usize>()
         );
     }
 }

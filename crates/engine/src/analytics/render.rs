@@ -146,6 +146,35 @@ fn value_json(loaded: &Loaded, v: &Value) -> Json {
     }
 }
 
+/// A query parameter from JSON.
+fn param_value(name: &str, v: &Json, depth: usize) -> Result<Value> {
+    Ok(match v {
+        Json::Null => Value::Null,
+        Json::Bool(b) => Value::Bool(*b),
+        Json::Number(n) => match n.as_i64() {
+            Some(i) => Value::Int(i),
+            None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Json::String(s) => Value::Str(s.clone()),
+        Json::Array(items) if depth < 64 => Value::List(
+            items
+                .iter()
+                .map(|i| param_value(name, i, depth + 1))
+                .collect::<Result<_>>()?,
+        ),
+        Json::Array(_) => {
+            return Err(Error::InvalidArgument(format!(
+                "parameter ${name}: lists nested more than 64 deep"
+            )));
+        }
+        Json::Object(_) => {
+            return Err(Error::InvalidArgument(format!(
+                "parameter ${name}: maps are not supported; pass a string, number, boolean, null or a list"
+            )));
+        }
+    })
+}
+
 impl Repo {
     /// Node labels and relationship types with counts, and the property names queries can use.
     pub fn schema(&self) -> Result<SchemaReport> {
@@ -195,12 +224,36 @@ impl Repo {
         max_output_bytes: usize,
         deadline: Option<Duration>,
     ) -> Result<QueryOutput> {
+        self.query_with_params(
+            text,
+            &serde_json::Map::new(),
+            max_rows,
+            max_output_bytes,
+            deadline,
+        )
+    }
+
+    /// [`Repo::query`] with `$name` parameters given as JSON: null, booleans, numbers, strings
+    /// and lists of them (objects are refused, naming the parameter).
+    pub fn query_with_params(
+        &self,
+        text: &str,
+        params: &serde_json::Map<String, Json>,
+        max_rows: usize,
+        max_output_bytes: usize,
+        deadline: Option<Duration>,
+    ) -> Result<QueryOutput> {
         let start = Instant::now();
+        let params = params
+            .iter()
+            .map(|(name, v)| Ok((name.clone(), param_value(name, v, 0)?)))
+            .collect::<Result<Vec<_>>>()?;
         let loaded = self.loaded()?;
         let max_rows = max_rows.clamp(1, 100_000);
         let opts = cypher::QueryOptions {
             max_rows,
             deadline: deadline.map(|d| start + d),
+            params,
             ..cypher::QueryOptions::default()
         };
         let result = cypher::run(&loaded.graph, text, &opts).map_err(|e| {

@@ -2,6 +2,7 @@
 //! `crate::toolsets` decides which of them a server lists.
 
 pub(crate) mod admin;
+pub(crate) mod analytics;
 pub(crate) mod changes;
 pub(crate) mod graph;
 pub(crate) mod read;
