@@ -286,3 +286,91 @@ fn watch_stops_during_the_initial_index() {
     .unwrap();
     assert!(!published, "a stopped watch must not publish");
 }
+
+/// Storms: a checkout rewriting 600 files, and deleting a directory of 200, each end
+/// in an index equal to a full index of the tree, in a bounded number of runs (events are
+/// coalesced; a burst touching most files runs the pipeline instead of a live update).
+#[test]
+fn watcher_storms_end_in_the_full_index_of_the_tree() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("repo");
+    std::fs::create_dir_all(dir.join("pkg/big")).unwrap();
+    git(&dir, &["init", "-q", "-b", "main"]);
+    let module = |i: usize, v: usize| {
+        format!(
+            "from pkg.m{} import f{}\n\ndef f{i}():\n    return f{}() + {v}\n",
+            (i + 1) % 600,
+            (i + 1) % 600,
+            (i + 1) % 600
+        )
+    };
+    for i in 0..600 {
+        std::fs::write(dir.join(format!("pkg/m{i}.py")), module(i, 0)).unwrap();
+    }
+    for i in 0..200 {
+        std::fs::write(
+            dir.join(format!("pkg/big/b{i}.py")),
+            format!("def b{i}():\n    return {i}\n"),
+        )
+        .unwrap();
+    }
+    git(&dir, &["add", "-A"]);
+    git(&dir, &["commit", "-qm", "one"]);
+    git(&dir, &["checkout", "-qb", "two"]);
+    for i in 0..600 {
+        std::fs::write(dir.join(format!("pkg/m{i}.py")), module(i, 1)).unwrap();
+    }
+    std::fs::write(
+        dir.join("pkg/m0.py"),
+        "def renamed_on_two():\n    return 0\n",
+    )
+    .unwrap();
+    git(&dir, &["commit", "-qam", "two"]);
+    git(&dir, &["checkout", "-q", "main"]);
+    let dir = dir.canonicalize().unwrap();
+    let home = tmp.path().join("home");
+    let w = Watching::start(&dir, &home);
+    w.next_indexed();
+
+    // A checkout rewriting every module.
+    git(&dir, &["checkout", "-q", "two"]);
+    w.wait_until("the checkout", |r| defines(r, "renamed_on_two"));
+    assert_full_index(&home, &dir, "after the checkout");
+
+    // Deleting a directory of 200 files.
+    std::fs::remove_dir_all(dir.join("pkg/big")).unwrap();
+    w.wait_until("the deletion", |r| !defines(r, "b7"));
+    assert_full_index(&home, &dir, "after deleting pkg/big");
+    w.assert_settles();
+    w.stop();
+}
+
+/// The watched index comes to equal a full index of the tree (edges and unresolved references):
+/// events of a storm may arrive over several runs, so it is polled until the timeout.
+fn assert_full_index(home: &Path, dir: &Path, when: &str) {
+    let full_home = tempfile::tempdir().unwrap();
+    let options = IndexOptions {
+        home: Some(full_home.path().to_path_buf()),
+        full: true,
+        threads: 1,
+        ..IndexOptions::default()
+    };
+    sextant_engine::index(dir, &options, &|_| {}).unwrap();
+    let dump = |h: &Path| {
+        let repo = Repo::open_in(h, dir).unwrap();
+        let mut e = repo.edge_lines().unwrap();
+        e.sort();
+        let mut u = repo.unresolved_lines().unwrap();
+        u.sort();
+        (e, u)
+    };
+    let full = dump(full_home.path());
+    let deadline = Instant::now() + TIMEOUT;
+    while dump(home) != full {
+        assert!(
+            Instant::now() < deadline,
+            "{when}: the watched index differs from a full index"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
