@@ -356,6 +356,7 @@ pub fn run(cli: Cli) -> u8 {
                 sextant_mcp::serve(root, &options).map_err(|e| Error::Io(e.to_string()))?;
             }
             Command::Watch(args) => crate::watch_cmd::run(&cli, args)?,
+            Command::Baselines(command) => crate::baselines_cmd::run(&cli, command)?,
             Command::Export {
                 format,
                 kinds,

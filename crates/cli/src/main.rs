@@ -2,6 +2,7 @@
 //! `output.rs` (the only place that writes to stdout).
 
 mod analytics_cmds;
+mod baselines_cmd;
 mod change_cmds;
 mod commands;
 mod export;
@@ -213,6 +214,11 @@ pub enum Command {
     /// Index, then keep the index fresh: re-index incrementally whenever files change (and on
     /// commits and checkouts), with a live status line, until Ctrl-C.
     Watch(watch_cmd::WatchArgs),
+    /// The generations kept for this repository (the active one, the previous one, and the
+    /// baselines of recent commits that make checking them out again free), and garbage
+    /// collection.
+    #[command(subcommand)]
+    Baselines(baselines_cmd::BaselinesCommand),
     /// Export the whole graph of the active generation: JSON, JSON lines, Graphviz DOT, GraphML,
     /// or a call graph (caller qualified name → callee qualified names, as JSON).
     Export {

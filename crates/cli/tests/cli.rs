@@ -373,3 +373,31 @@ fn two_indexers_at_once_both_succeed() {
     }
     assert_eq!(f.json(&["search", "add"])["results"][0]["name"], "add");
 }
+
+#[test]
+fn baselines_list_kept_generations_and_an_unchanged_reindex_shares_one() {
+    let f = fixture();
+    let first = f.index();
+    let again = f.index();
+    assert_eq!(again["resolution_shared_with"], first["generation"]);
+    write(&f.repo, "shop/more.py", "def more():\n    return 1\n");
+    git(&f.repo, &["add", "-A"]);
+    git(&f.repo, &["commit", "-q", "-m", "more"]);
+    let second = f.index();
+    assert!(second["resolution_shared_with"].is_null());
+    let list = f.json(&["baselines", "list"]);
+    let generations = list["generations"].as_array().unwrap();
+    assert!(generations.len() >= 2, "{list}");
+    assert_eq!(generations[0]["generation"], second["generation"]);
+    assert_eq!(generations[0]["active"], true);
+    assert!(generations.iter().all(|g| g["status"] == "published"));
+    let (code, text, _) = f.run(&["baselines", "list"]);
+    assert_eq!(code, 0);
+    assert!(text.contains("active"), "{text}");
+    let gc = f.json(&["baselines", "gc"]);
+    assert!(gc["removed_generations"].is_u64(), "{gc}");
+    // Back at the first commit: its baseline serves without resolving anything.
+    git(&f.repo, &["checkout", "-q", "HEAD~1"]);
+    let back = f.index();
+    assert!(back["resolution_shared_with"].is_i64(), "{back}");
+}

@@ -2,6 +2,7 @@
 //! publish) and the queries behind every surface. Returns plain structs; surfaces serialize.
 
 mod analytics;
+mod baselines;
 mod changes;
 pub mod config;
 mod eval;
@@ -26,6 +27,7 @@ pub use analytics::{
     Layer, NodeRef, QueryError, QueryOutput, QueryTruncation, RankedNode, RepoConfig, SchemaEntry,
     SchemaReport, load_repo_config,
 };
+pub use baselines::{Baseline, baselines, collect_baselines};
 pub use changes::{
     ChangeInput, ChangeSet, ChangedFile, ChangedSymbol, IndexSide, LineHunk, read_diff_file,
 };
