@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
-use sextant_engine::{Error, IndexOptions, Progress, Repo, SearchOptions, SymbolError};
+use sextant_engine::{Error, IndexOptions, Progress, Repo, SymbolError};
 
 use crate::{Cli, Command, exit, json, output};
 
@@ -168,27 +168,7 @@ pub fn run(cli: Cli) -> u8 {
                     std::process::exit(i32::from(code));
                 }
             }
-            Command::Search {
-                query,
-                kind,
-                lang,
-                path,
-                limit,
-            } => {
-                let repo = open_repo(&cli)?;
-                let options = SearchOptions {
-                    kinds: kind.clone(),
-                    language: lang.clone(),
-                    path_prefix: path.clone(),
-                    limit: *limit,
-                };
-                let hits = repo.search(query, &options)?;
-                if cli.json {
-                    output::emit_json(&json::search(query, &hits));
-                } else {
-                    output::emit(&output::search(&hits));
-                }
-            }
+            Command::Search(args) => crate::search_cmd::search(&open_repo(&cli)?, cli.json, args)?,
             Command::Show { symbol } => {
                 let repo = open_repo(&cli)?;
                 let s = repo.resolve_symbol(symbol)?;

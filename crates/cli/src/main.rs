@@ -9,6 +9,7 @@ mod export;
 mod graph_cmds;
 mod json;
 mod output;
+mod search_cmd;
 mod setup;
 mod watch_cmd;
 
@@ -57,21 +58,10 @@ pub enum Command {
         #[arg(long, value_name = "INDEX.scip")]
         scip: Option<PathBuf>,
     },
-    /// Find symbols by name: exact name first, then prefix, then full text.
-    Search {
-        query: String,
-        /// Only these kinds (class, function, method, ...); repeat or separate with commas.
-        #[arg(long, value_delimiter = ',')]
-        kind: Vec<String>,
-        /// Only this language id (python, rust, typescript, ...).
-        #[arg(long)]
-        lang: Option<String>,
-        /// Only files under this path prefix.
-        #[arg(long)]
-        path: Option<String>,
-        #[arg(long, default_value_t = 20)]
-        limit: u32,
-    },
+    /// Find symbols by name: exact name first, then prefix, then full text; filter by kind,
+    /// path, regular expressions and caller/callee/reference counts (without a query: every
+    /// symbol passing the filters).
+    Search(search_cmd::SearchArgs),
     /// Show a symbol's card: signature, doc, location, members, neighbours.
     #[command(visible_alias = "symbol")]
     Show { symbol: String },

@@ -17,6 +17,7 @@ mod query;
 pub mod redact;
 mod scip_map;
 mod scip_merge;
+mod search;
 mod types;
 mod watch;
 
@@ -44,6 +45,9 @@ pub use live::{FULL_THRESHOLD, LiveIndex, LiveUpdate};
 pub use pipeline::{IndexOptions, Progress, find_root, index};
 pub use query::{Repo, SymbolError, status, status_in};
 pub use scip_merge::ScipSummary;
+pub use search::{
+    SEARCH_CAP, SearchPage, SearchSummary, kind_from_label, set_degree_scan_threshold_for_tests,
+};
 pub use sextant_scip::Index as ScipIndex;
 pub use types::*;
 pub use watch::{WatchEvent, WatchOptions, WatchTrigger, watch};

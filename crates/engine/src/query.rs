@@ -113,15 +113,21 @@ impl Repo {
 
     /// Symbols by name: exact name first, then prefix, then BM25 over words of identifiers,
     /// qualified names, signatures and docs; when none of those finds anything, names within
-    /// edit distance 2 (`fuzzy`).
+    /// edit distance 2 (`fuzzy`). Without text (only with a filter), every symbol passing the
+    /// filters, by qualified name (see [`Repo::search_page`]).
     pub fn search(&self, query: &str, options: &SearchOptions) -> Result<Vec<SearchHit>> {
-        let limit = options.limit.clamp(1, 1000);
-        let filters = SearchFilters {
-            kinds: options.kinds.clone(),
-            language: options.language.clone(),
-            path_prefix: options.path_prefix.clone(),
-            skip_files: options.kinds.is_empty(),
-        };
+        Ok(self.search_page(query, options)?.hits)
+    }
+
+    /// The ranked search of a non-empty query: at most `limit` hits in a total order.
+    pub(crate) fn search_ranked(
+        &self,
+        query: &str,
+        filters: &SearchFilters,
+        limit: u32,
+    ) -> Result<Vec<SearchHit>> {
+        let limit = limit.clamp(1, crate::SEARCH_CAP);
+        let filters = filters.clone();
         let query = query.trim();
         let mut hits: Vec<SearchHit> = Vec::new();
         let mut seen: HashSet<i64> = HashSet::new();

@@ -139,17 +139,33 @@ impl Completeness {
 #[derive(Debug, Clone)]
 pub struct SearchHit {
     pub symbol: Symbol,
-    /// `exact`, `prefix`, `text` or `fuzzy`.
+    /// `exact`, `prefix`, `text`, `fuzzy`, or `filter` (a search without text).
     pub matched: &'static str,
 }
 
-/// Search filters.
+/// Search filters and paging.
 #[derive(Debug, Clone, Default)]
 pub struct SearchOptions {
+    /// Node kinds (or Cypher labels: `Function`, `TypeAlias`).
     pub kinds: Vec<String>,
     pub language: Option<String>,
     pub path_prefix: Option<String>,
     pub limit: u32,
+    /// Hits to skip: a page starts at the `offset`-th hit of the whole list.
+    pub offset: u32,
+    /// Regular expressions (`regex` syntax, unanchored) on the name, the qualified name and
+    /// the repository-relative file path.
+    pub name_regex: Option<String>,
+    pub qname_regex: Option<String>,
+    pub file_regex: Option<String>,
+    /// Inclusive bounds on distinct callers and callees (`calls` and `instantiates` edges) and
+    /// on incoming edges of any kind (references).
+    pub min_callers: Option<u32>,
+    pub max_callers: Option<u32>,
+    pub min_callees: Option<u32>,
+    pub max_callees: Option<u32>,
+    pub min_references: Option<u32>,
+    pub max_references: Option<u32>,
 }
 
 /// The card of one symbol.

@@ -291,16 +291,19 @@ pub struct SearchData {
     pub query: String,
     /// Results in this page.
     pub count: u64,
+    /// Without `query`: matches in all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
     pub results: Vec<SearchHitOut>,
     /// `mode` summary: where the matches are.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub summary: Option<SearchSummary>,
 }
 
-/// Counts of every match (up to 1000) by kind, file and directory.
+/// Counts of every match by kind, file and directory (with `query`, of the first 1000).
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct SearchSummary {
-    /// Matches counted (the search stops at 1000).
+    /// Matches counted (a search with `query` stops at 1000).
     pub matches: u64,
     pub by_kind: Vec<KindCount>,
     /// At most 20 files, most matches first.
@@ -314,7 +317,8 @@ pub struct SearchSummary {
 /// One search result.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct SearchHitOut {
-    /// How it matched: `exact` name, name `prefix`, or `text` (words of names, signatures, docs).
+    /// How it matched: `exact` name, name `prefix`, `text` (words of names, signatures, docs),
+    /// `fuzzy`, or `filter` (no `query`).
     #[serde(rename = "match")]
     pub matched: String,
     pub symbol: SymbolOut,

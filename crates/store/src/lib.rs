@@ -10,6 +10,7 @@ mod live;
 mod read;
 mod rows;
 mod schema;
+mod search_filters;
 mod write;
 
 pub use derived::DerivedStore;
@@ -26,6 +27,9 @@ pub use rows::{
     ResolveRef, UnresolvedRow,
 };
 pub use schema::SCHEMA_VERSION;
+pub use search_filters::{
+    Bounds, CALL_EDGE_KINDS, CallDegrees, Degree, FilterCandidate, GraphFilters, TextMatcher,
+};
 pub use write::{BASELINE_COMMITS, FileBatch, GenerationBuilder, IdRanges, Reused};
 
 use std::path::{Path, PathBuf};

@@ -97,12 +97,12 @@ pub struct RefSite {
 /// Counts by key.
 pub type Histogram = Vec<(String, u64)>;
 
-const NODE_COLUMNS: &str =
+pub(crate) const NODE_COLUMNS: &str =
     "n.id, n.file_id, f.path, n.stable_id, n.kind, n.name, n.qname, n.language,
     n.parent_id, n.start_line, n.start_col, n.end_line, n.end_col, n.start_byte, n.end_byte,
     n.signature, n.doc, n.visibility, n.modifiers, n.complexity";
 
-fn node_row(r: &Row<'_>) -> rusqlite::Result<NodeRow> {
+pub(crate) fn node_row(r: &Row<'_>) -> rusqlite::Result<NodeRow> {
     Ok(NodeRow {
         id: r.get(0)?,
         file_id: r.get(1)?,
@@ -137,10 +137,19 @@ pub struct Filters {
     pub path_prefix: Option<String>,
     /// Leave File nodes out.
     pub skip_files: bool,
+    /// Regular expressions and degree bounds (`search_filters.rs`).
+    pub graph: crate::GraphFilters,
 }
 
 impl Filters {
     fn sql(&self) -> String {
+        let mut s = self.base_sql();
+        s.push_str(&self.graph.degree_sql());
+        s
+    }
+
+    /// Every condition but the degree bounds.
+    pub(crate) fn base_sql(&self) -> String {
         let mut s = String::new();
         if !self.kinds.is_empty() {
             s.push_str(" AND n.kind IN (SELECT value FROM json_each(?3))");
@@ -154,10 +163,11 @@ impl Filters {
         if self.skip_files {
             s.push_str(" AND n.kind != 'file'");
         }
+        s.push_str(&self.graph.matcher_sql());
         s
     }
 
-    fn kinds_json(&self) -> String {
+    pub(crate) fn kinds_json(&self) -> String {
         let quoted: Vec<String> = self
             .kinds
             .iter()
@@ -166,7 +176,7 @@ impl Filters {
         format!("[{}]", quoted.join(","))
     }
 
-    fn prefix(&self) -> Option<String> {
+    pub(crate) fn prefix(&self) -> Option<String> {
         self.path_prefix.as_ref().map(|p| {
             p.trim_end_matches('/')
                 .replace('\\', "\\\\")
@@ -393,7 +403,7 @@ impl Store {
              JOIN gen_files g ON g.file_id = n.file_id AND g.generation = ?1
              JOIN file_versions f ON f.id = n.file_id
              WHERE n.name = ?2 COLLATE NOCASE {}
-             ORDER BY n.name = ?2 DESC, n.kind = 'file', f.path, n.start_byte LIMIT ?6",
+             ORDER BY n.name = ?2 DESC, n.kind = 'file', f.path, n.start_byte, n.id LIMIT ?6",
             filters.sql()
         );
         self.search_with(&sql, generation, name, filters, limit)
@@ -413,7 +423,7 @@ impl Store {
              JOIN gen_files g ON g.file_id = n.file_id AND g.generation = ?1
              JOIN file_versions f ON f.id = n.file_id
              WHERE n.name COLLATE NOCASE >= ?2 AND n.name COLLATE NOCASE < (?2 || char(1114111)) {}
-             ORDER BY length(n.name), n.name, f.path LIMIT ?6",
+             ORDER BY length(n.name), n.name, f.path, n.start_byte, n.id LIMIT ?6",
             filters.sql()
         );
         self.search_with(&sql, generation, prefix, filters, limit)
@@ -437,7 +447,7 @@ impl Store {
              JOIN gen_files g ON g.file_id = n.file_id AND g.generation = ?1
              JOIN file_versions f ON f.id = n.file_id
              WHERE 1 {}
-             ORDER BY hit.rank LIMIT ?6",
+             ORDER BY hit.rank, n.id LIMIT ?6",
             filters.sql()
         );
         self.search_with(&sql, generation, fts_query, filters, limit)
@@ -451,6 +461,7 @@ impl Store {
         filters: &Filters,
         limit: u32,
     ) -> Result<Vec<NodeRow>> {
+        self.register_matchers(&filters.graph)?;
         let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.err(e))?;
         let kinds = filters.kinds_json();
         let prefix = filters.prefix();

@@ -5,7 +5,7 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::{Json, tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use sextant_engine::{Repo, SearchOptions};
+use sextant_engine::{Repo, SEARCH_CAP, SearchOptions};
 
 use super::*;
 use crate::budget::{Cursor, Limits, fingerprint, fit, head_tail, json_len};
@@ -16,8 +16,6 @@ use crate::server::{SextantServer, check_kinds, engine_err, page_meta};
 const CARD_MEMBERS: usize = 50;
 /// Longer source lines are cut.
 const LINE_CAP: usize = 1000;
-/// The engine's search answers at most this many results in all.
-const SEARCH_CAP: usize = 1000;
 
 /// `search` arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -28,11 +26,14 @@ pub struct SearchArgs {
     #[serde(default)]
     pub repo: String,
     /// A name (`UserStore`, `get_user`), a qualified name (`users.UserStore`) or words
-    /// (`user id` finds `getUserById`).
+    /// (`user id` finds `getUserById`). Default "": with a filter, every symbol passing the
+    /// filters, by qualified name.
+    #[serde(default)]
     pub query: String,
     /// Only these kinds (class, struct, interface, trait, enum, function, method, constructor,
-    /// field, property, constant, variable, module, type_alias, ...). Default: all but files.
-    #[serde(default)]
+    /// field, property, constant, variable, module, type_alias, ...; `label` is an alias).
+    /// Default: all but files.
+    #[serde(default, alias = "label")]
     pub kind: Vec<String>,
     /// Only this language id (python, rust, typescript, tsx, javascript, go, java, c, cpp,
     /// csharp, ruby, php, kotlin, markdown). Default "": any.
@@ -41,6 +42,39 @@ pub struct SearchArgs {
     /// Only files under this repository-relative path prefix (`src/api/`). Default "": all.
     #[serde(default)]
     pub path: String,
+    /// Regular expression (unanchored) on the name. Default "": any.
+    #[serde(default)]
+    pub name_regex: String,
+    /// Regular expression on the qualified name. Default "": any.
+    #[serde(default)]
+    pub qname_regex: String,
+    /// Regular expression on the file path (`^src/api/`). Default "": any.
+    #[serde(default)]
+    pub file_regex: String,
+    /// At least this many distinct callers (calls and instantiations). Default: any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32")]
+    pub min_callers: Option<u32>,
+    /// At most this many distinct callers (0: never called). Default: any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32")]
+    pub max_callers: Option<u32>,
+    /// At least this many distinct callees. Default: any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32")]
+    pub min_callees: Option<u32>,
+    /// At most this many distinct callees. Default: any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32")]
+    pub max_callees: Option<u32>,
+    /// At least this many incoming references (edges of any kind). Default: any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32")]
+    pub min_references: Option<u32>,
+    /// At most this many incoming references. Default: any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32")]
+    pub max_references: Option<u32>,
     /// Results per page. Default 20, at most 100.
     #[serde(default = "default_search_limit")]
     pub limit: u32,
@@ -185,7 +219,7 @@ pub struct CallsArgs {
 #[tool_router(router = read_tools, vis = "pub(crate)")]
 impl SextantServer {
     #[tool(
-        description = "Find definitions (classes, functions, methods, fields, modules, doc sections) by name or words: exact name, then prefix, then full text over split identifiers, signatures and docs, then close spellings. Use it instead of grep to locate where something is defined; filter by kind, language and path; `mode` summary counts matches by kind and directory.",
+        description = "Find definitions (classes, functions, methods, fields, modules, doc sections) by name or words: exact name, then prefix, then full text over split identifiers, signatures and docs, then close spellings. Use it instead of grep to locate where something is defined; filter by kind, language, path, regexes on name/qname/file and caller/callee/reference counts (without `query`: every match, by qualified name, e.g. kind=function, max_callers=0); `mode` summary counts matches by kind and directory.",
         annotations(read_only_hint = true, open_world_hint = false)
     )]
     async fn search(
@@ -195,10 +229,13 @@ impl SextantServer {
         self.blocking(&a.repo.clone(), move |b| {
             b.answer(|repo, meta| {
                 let query = a.query.trim().to_string();
-                if query.is_empty() {
-                    return Err("argument `query` must not be empty".into());
-                }
-                let kinds = check_kinds("kind", &a.kind, false)?;
+                let labels: Vec<String> = a
+                    .kind
+                    .iter()
+                    .flat_map(|k| k.split(','))
+                    .map(sextant_engine::kind_from_label)
+                    .collect();
+                let kinds = check_kinds("kind", &labels, false)?;
                 let mut limits = Limits::default();
                 let limit = limits.clamp("limit", a.limit, 20, 1, 100) as usize;
                 let budget = limits.budget_bytes(a.max_tokens);
@@ -207,6 +244,7 @@ impl SextantServer {
                     ListMode::Compact => "compact",
                     ListMode::Summary => "summary",
                 };
+                let bound = |b: Option<u32>| b.map_or(String::new(), |n| n.to_string());
                 let fp = fingerprint(&[
                     "search",
                     &query,
@@ -214,41 +252,69 @@ impl SextantServer {
                     &a.language,
                     &a.path,
                     mode,
+                    &a.name_regex,
+                    &a.qname_regex,
+                    &a.file_regex,
+                    &bound(a.min_callers),
+                    &bound(a.max_callers),
+                    &bound(a.min_callees),
+                    &bound(a.max_callees),
+                    &bound(a.min_references),
+                    &bound(a.max_references),
                 ]);
                 let offset = Cursor::decode(&a.cursor, meta.generation, fp)?;
-                let want = (offset + limit + 1).min(SEARCH_CAP);
+                let text = |t: &str| Some(t.trim().to_string()).filter(|t| !t.is_empty());
                 let options = SearchOptions {
                     kinds,
-                    language: Some(a.language.trim().to_string()).filter(|l| !l.is_empty()),
-                    path_prefix: Some(a.path.trim().to_string()).filter(|p| !p.is_empty()),
-                    limit: want as u32,
+                    language: text(&a.language),
+                    path_prefix: text(&a.path),
+                    limit: limit as u32 + 1,
+                    offset: offset.min(u32::MAX as usize) as u32,
+                    name_regex: Some(a.name_regex.clone()).filter(|r| !r.is_empty()),
+                    qname_regex: Some(a.qname_regex.clone()).filter(|r| !r.is_empty()),
+                    file_regex: Some(a.file_regex.clone()).filter(|r| !r.is_empty()),
+                    min_callers: a.min_callers,
+                    max_callers: a.max_callers,
+                    min_callees: a.min_callees,
+                    max_callees: a.max_callees,
+                    min_references: a.min_references,
+                    max_references: a.max_references,
                 };
+                if query.is_empty() && !options.has_filters() {
+                    return Err("argument `query` must not be empty unless a filter is given (kind, language, path, name_regex, qname_regex, file_regex, min_/max_callers, min_/max_callees, min_/max_references)".into());
+                }
+                let degree_note = (a.max_callers.is_some() || a.max_references.is_some())
+                    .then_some("callers and references count resolved edges only: unresolved sites naming a symbol are not counted (check `references` before calling something unused)");
                 if a.mode == ListMode::Summary {
-                    let options = SearchOptions {
-                        limit: SEARCH_CAP as u32,
-                        ..options
-                    };
-                    let hits = repo.search(&query, &options).map_err(engine_err)?;
-                    let summary = search_summary(&hits);
+                    let s = repo.search_summary(&query, &options).map_err(engine_err)?;
                     meta.limits_applied = limits.applied;
-                    if hits.len() >= SEARCH_CAP {
+                    if !s.complete {
                         meta.truncated = true;
                         meta.hint = Some(format!(
-                            "counted the first {SEARCH_CAP} matches: narrow with `kind`, `language` or `path`"
+                            "counted the first {SEARCH_CAP} matches: narrow with filters, or leave `query` empty to count every symbol passing them"
                         ));
+                    } else if let Some(note) = degree_note {
+                        meta.hint = Some(note.into());
                     }
                     return Ok(SearchData {
                         query,
                         count: 0,
+                        total: None,
                         results: Vec::new(),
-                        summary: Some(summary),
+                        summary: Some(SearchSummary {
+                            matches: s.matches,
+                            by_kind: kind_counts(&s.by_kind),
+                            by_file: kind_counts(&s.by_file),
+                            by_directory: kind_counts(&s.by_directory),
+                            by_match: kind_counts(&s.by_match),
+                        }),
                     });
                 }
-                let hits = repo.search(&query, &options).map_err(engine_err)?;
-                let more = hits.len() > offset + limit;
+                let page = repo.search_page(&query, &options).map_err(engine_err)?;
+                let hits = page.hits;
+                let more = hits.len() > limit;
                 let mut results: Vec<SearchHitOut> = hits
                     .iter()
-                    .skip(offset)
                     .take(limit)
                     .map(|h| SearchHitOut {
                         matched: h.matched.to_string(),
@@ -262,7 +328,6 @@ impl SextantServer {
                 if cut && a.mode == ListMode::Full {
                     let mut compact: Vec<SearchHitOut> = hits
                         .iter()
-                        .skip(offset)
                         .take(limit)
                         .map(|h| SearchHitOut {
                             matched: h.matched.to_string(),
@@ -285,10 +350,15 @@ impl SextantServer {
                         "no name or word matched exactly: these are the closest names (edit distance ≤ 2)"
                             .into(),
                     );
+                } else if meta.hint.is_none()
+                    && let Some(note) = degree_note
+                {
+                    meta.hint = Some(note.into());
                 }
                 Ok(SearchData {
                     query,
                     count: results.len() as u64,
+                    total: page.total,
                     results,
                     summary: None,
                 })
@@ -706,34 +776,4 @@ fn source(repo: &Repo, meta: &mut Meta, a: SourceArgs) -> Result<SourceData, Str
         omitted,
         symbol: span.symbol.as_ref().map(SymbolOut::full),
     })
-}
-
-/// Counts of search hits by kind, file, directory and match.
-fn search_summary(hits: &[sextant_engine::SearchHit]) -> SearchSummary {
-    fn bump(counts: &mut Vec<(String, u64)>, key: &str) {
-        match counts.iter_mut().find(|(k, _)| k == key) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((key.to_string(), 1)),
-        }
-    }
-    fn top(mut counts: Vec<(String, u64)>, n: usize) -> Vec<KindCount> {
-        counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        counts.truncate(n);
-        kind_counts(&counts)
-    }
-    let (mut kinds, mut files, mut dirs, mut matched) = (vec![], vec![], vec![], vec![]);
-    for h in hits {
-        bump(&mut kinds, &h.symbol.kind);
-        bump(&mut files, &h.symbol.path);
-        let dir = h.symbol.path.rsplit_once('/').map_or(".", |(d, _)| d);
-        bump(&mut dirs, dir);
-        bump(&mut matched, h.matched);
-    }
-    SearchSummary {
-        matches: hits.len() as u64,
-        by_kind: top(kinds, usize::MAX),
-        by_file: top(files, 20),
-        by_directory: top(dirs, 20),
-        by_match: top(matched, usize::MAX),
-    }
 }
