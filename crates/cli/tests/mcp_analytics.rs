@@ -299,12 +299,12 @@ fn analytics_tools_over_stdio() {
     for a in ANALYTICS {
         assert!(names.contains(a), "{a} not listed: {names:?}");
     }
-    // `all` lists the same tools.
+    // `all` lists the same tools and the workspace toolset's `watch`, `unwatch`, `watched`.
     let (mut every, _) = Server::start(&r, &["--toolsets", "all"]);
     let all = every.request("tools/list", json!({}));
     assert_eq!(
         all["result"]["tools"].as_array().unwrap().len(),
-        tools.len()
+        tools.len() + 3
     );
     every.close();
 

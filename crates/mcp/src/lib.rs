@@ -11,10 +11,9 @@ mod http;
 mod server;
 mod tools;
 pub mod toolsets;
+mod watches;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rmcp::ServiceExt;
@@ -46,38 +45,6 @@ pub struct ServeOptions {
     pub watch: bool,
 }
 
-/// Runs the watcher on its own thread until `stop` is set; its events go to the log.
-fn start_watch(root: PathBuf, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<()> {
-    std::thread::spawn(move || {
-        let options = sextant_engine::WatchOptions::default();
-        let result = sextant_engine::watch(
-            &root,
-            &options,
-            |event| match event {
-                sextant_engine::WatchEvent::Indexed {
-                    summary, changed, ..
-                } => tracing::info!(
-                    generation = summary.generation,
-                    changed = changed.len(),
-                    seconds = summary.wall_seconds,
-                    "index refreshed"
-                ),
-                sextant_engine::WatchEvent::Rescan(why) => {
-                    tracing::warn!(%why, "watch: rescanning")
-                }
-                sextant_engine::WatchEvent::Error(e) => {
-                    tracing::warn!(error = %e, "watch: index run failed; the previous index keeps serving")
-                }
-                _ => {}
-            },
-            stop,
-        );
-        if let Err(e) = result {
-            tracing::error!(error = %e, "watch stopped: answers may go stale (restart the server or run `sextant index`)");
-        }
-    })
-}
-
 fn runtime() -> Result<tokio::runtime::Runtime, Error> {
     Ok(tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -105,19 +72,16 @@ fn log_start(root: &Path, transport: &str) {
 pub fn serve(root: PathBuf, options: &ServeOptions) -> Result<(), Error> {
     let sets = toolsets::parse(&options.toolsets).map_err(Error::Config)?;
     let server = SextantServer::with_toolsets(root.clone(), &sets);
-    let stop = Arc::new(AtomicBool::new(false));
-    let watcher = options
-        .watch
-        .then(|| start_watch(root.clone(), stop.clone()));
-    let result = serve_with(root, server, options);
-    stop.store(true, Ordering::Relaxed);
-    if let Some(w) = watcher {
-        // A run in progress stops before publishing; give it a moment, never hang the exit.
-        let deadline = std::time::Instant::now() + Duration::from_secs(2);
-        while !w.is_finished() && std::time::Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(20));
-        }
+    // The served root's watcher is registered like any other (`watched` lists it).
+    if options.watch {
+        let root = root.canonicalize().unwrap_or_else(|_| root.clone());
+        watches::registry()
+            .start(&root, sextant_engine::WatchOptions::default())
+            .map_err(Error::Config)?;
     }
+    let result = serve_with(root, server, options);
+    // A run in progress stops before publishing; give it a moment, never hang the exit.
+    watches::registry().stop_all(Duration::from_secs(2));
     result
 }
 

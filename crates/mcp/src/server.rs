@@ -413,12 +413,18 @@ const INSTRUCTIONS: &str = "Sextant answers questions about one indexed reposito
 /// Added to the instructions when the analytics toolset is listed.
 const ANALYTICS_INSTRUCTIONS: &str = " Whole-graph questions: `central` and `communities` for the shape of an unfamiliar codebase, `cycles`, `dead_code`, `complexity`, `architecture`, `entry_points` and `flows`; anything else with a read-only Cypher `query` (`schema` lists the labels, relationship types and properties).";
 
+/// Added to the instructions when the workspace toolset is listed.
+const WORKSPACE_INSTRUCTIONS: &str = " To keep another repository's answers following its working tree while you edit it, `watch` it (and `unwatch` it when done); `watched` lists the repositories kept fresh and when each was last updated.";
+
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for SextantServer {
     fn get_info(&self) -> ServerConfig {
         let mut instructions = INSTRUCTIONS.to_string();
         if self.tool_router.has_route("query") {
             instructions.push_str(ANALYTICS_INSTRUCTIONS);
+        }
+        if self.tool_router.has_route("watch") {
+            instructions.push_str(WORKSPACE_INSTRUCTIONS);
         }
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("sextant", env!("CARGO_PKG_VERSION")))

@@ -71,8 +71,8 @@ pub const TOOLSETS: &[Toolset] = &[
     },
     Toolset {
         name: "workspace",
-        description: "overlays and workspaces for concurrent agents, watching (planned)",
-        tools: &[],
+        description: "keep repositories' indexes fresh while serving: watch, unwatch, watched (named workspaces and overlays for concurrent agents are planned)",
+        tools: &["watch", "unwatch", "watched"],
     },
 ];
 
@@ -129,6 +129,7 @@ pub(crate) fn all_tools() -> ToolRouter<SextantServer> {
         + SextantServer::change_tools()
         + SextantServer::admin_tools()
         + SextantServer::analytics_tools()
+        + SextantServer::workspace_tools()
 }
 
 /// The router listing exactly the tools of `sets`.
@@ -221,6 +222,20 @@ mod tests {
         );
     }
 
+    /// The workspace toolset's `tools/list` entries (names, descriptions, schemas).
+    #[test]
+    fn workspace_tools_list_snapshot() {
+        let workspace = TOOLSETS.iter().find(|t| t.name == "workspace").unwrap();
+        let mut tools = router(&[workspace]).list_all();
+        tools.sort_by(|a, b| a.name.cmp(&b.name));
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+        assert_eq!(names, ["unwatch", "watch", "watched"]);
+        insta::assert_json_snapshot!(
+            "tools_list_workspace",
+            serde_json::to_value(&tools).unwrap()
+        );
+    }
+
     #[test]
     fn selections() {
         assert_eq!(parse(&[]).unwrap()[0].name, "core");
@@ -232,7 +247,11 @@ mod tests {
         let names = |sets: Vec<&Toolset>| sets.iter().map(|t| t.name).collect::<Vec<_>>();
         assert_eq!(
             names(parse(&["all".into()]).unwrap()),
-            ["core", "analytics"]
+            ["core", "analytics", "workspace"]
+        );
+        assert_eq!(
+            names(parse(&["core,workspace".into()]).unwrap()),
+            ["core", "workspace"]
         );
         assert_eq!(
             names(parse(&["core,analytics".into()]).unwrap()),

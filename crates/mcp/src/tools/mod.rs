@@ -6,6 +6,7 @@ pub(crate) mod analytics;
 pub(crate) mod changes;
 pub(crate) mod graph;
 pub(crate) mod read;
+pub(crate) mod workspace;
 
 pub(crate) const SYMBOL_DOC: &str = "A qualified name with any separator (`pkg.mod.Class`, `Type::method`; a suffix on whole segments is enough), a stable id (`sym_…`) from another answer, a file path, or a plain name. An ambiguous name answers with the candidates; an unknown one with the nearest names.";
 
