@@ -92,6 +92,7 @@ pub fn index_summary(s: &IndexSummary) -> Value {
         "edges": counts(&s.edges),
         "unresolved": counts(&s.unresolved),
         "resolution_shared_with": s.reused_generation,
+        "edge_sets_shared": s.sets_shared,
         "wall_seconds": s.wall_seconds,
         "mb_per_second": s.mb_per_second(),
         "phases": counts_f(&s.phases),

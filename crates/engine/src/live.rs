@@ -26,14 +26,14 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use sextant_lang::{Language, ModuleStyle, Registry};
 use sextant_model::{Confidence, EdgeKind, NodeKind, Provenance, RefKind};
 use sextant_resolve as resolve;
-use sextant_store::{EdgeRow, Store, UnresolvedRow};
+use sextant_store::{EdgeRow, GenFile, Store, UnresolvedRow};
 use sextant_vfs::{WalkConfig, read_source};
 
 use crate::home::DataDir;
 use crate::layout::Layout;
 use crate::pipeline::{
-    Extracted, ResolverInputs, RuleBook, absorb_rows, extractor_version, file_rows,
-    is_declaration_modifier, lock, manifests,
+    EdgeKey, Extracted, ResolverInputs, RuleBook, UnresolvedKey, absorb_rows, extractor_version,
+    file_rows, is_declaration_modifier, lock, manifests, set_hash,
 };
 use crate::types::IndexSummary;
 use crate::{Error, IndexOptions, Progress, Result};
@@ -57,8 +57,9 @@ struct LiveFile {
     language: Arc<Language>,
     hash: String,
     uncommitted: bool,
-    /// Its edge set in the current generation.
+    /// Its edge set in the current generation, and that set's content fingerprint.
     set: i64,
+    set_hash: Option<i64>,
     symbols: Vec<resolve::Symbol>,
     refs: Vec<resolve::Ref>,
     imports: Vec<resolve::Imp>,
@@ -237,7 +238,11 @@ impl LiveIndex {
             .into_iter()
             .find(|g| g.id == generation);
         let infos = store.files(generation)?;
-        let sets: FxHashMap<i64, i64> = store.generation_sets(generation)?.into_iter().collect();
+        let sets: FxHashMap<i64, (i64, Option<i64>)> = store
+            .generation_set_hashes(generation)?
+            .into_iter()
+            .map(|(f, s, h)| (f, (s, h)))
+            .collect();
         let facts = store.generation_facts(generation)?;
         let (edges, unresolved) = store.generation_resolution(generation)?;
         let skipped = store.skipped(generation)?;
@@ -266,7 +271,8 @@ impl LiveIndex {
                     language,
                     hash: f.hash,
                     uncommitted: f.uncommitted,
-                    set: sets.get(&f.id).copied().unwrap_or_default(),
+                    set: sets.get(&f.id).map(|s| s.0).unwrap_or_default(),
+                    set_hash: sets.get(&f.id).and_then(|s| s.1),
                     symbols: Vec::new(),
                     refs: Vec::new(),
                     imports: Vec::new(),
@@ -669,6 +675,7 @@ impl LiveIndex {
                     hash,
                     uncommitted,
                     set: 0,
+                    set_hash: None,
                     symbols: Vec::new(),
                     refs: Vec::new(),
                     imports: Vec::new(),
@@ -866,7 +873,8 @@ impl LiveIndex {
         mark("resolve", &mut phases);
 
         // New edge lists; a file keeps its set when its list did not change.
-        let mut keep: Vec<(i64, bool, Option<i64>)> = Vec::new();
+        let mut keep: Vec<GenFile> = Vec::new();
+        let mut hashes: Vec<(i64, i64)> = Vec::new();
         let mut edge_rows: Vec<EdgeRow> = Vec::new();
         let mut unresolved_rows: Vec<UnresolvedRow> = Vec::new();
         for f in self.files.values_mut() {
@@ -896,12 +904,44 @@ impl LiveIndex {
             canonical(&mut edges, &mut unresolved);
             let same = !fresh.contains(&id) && edges == f.edges && unresolved == f.unresolved;
             if same {
-                keep.push((id, f.uncommitted, Some(f.set)));
+                keep.push(GenFile {
+                    file: id,
+                    uncommitted: f.uncommitted,
+                    set: Some(f.set),
+                    hash: f.set_hash,
+                });
                 continue;
             }
             if !fresh.contains(&id) {
-                keep.push((id, f.uncommitted, None));
+                keep.push(GenFile {
+                    file: id,
+                    uncommitted: f.uncommitted,
+                    set: None,
+                    hash: None,
+                });
             }
+            let mut edge_keys: Vec<EdgeKey> = edges
+                .iter()
+                .map(|e| {
+                    (
+                        e.ref_id,
+                        e.import_id,
+                        e.src,
+                        e.dst,
+                        e.kind,
+                        e.provenance,
+                        e.confidence,
+                        e.rule,
+                    )
+                })
+                .collect();
+            let mut unresolved_keys: Vec<UnresolvedKey> = unresolved
+                .iter()
+                .map(|u| (u.ref_id, u.reason, u.candidates))
+                .collect();
+            let hash = set_hash(&mut edge_keys, &mut unresolved_keys);
+            f.set_hash = Some(hash);
+            hashes.push((id, hash));
             for e in &edges {
                 edge_rows.push(EdgeRow {
                     file_id: id,
@@ -928,6 +968,11 @@ impl LiveIndex {
             f.unresolved = unresolved;
         }
         builder.add_files(&keep)?;
+        let record: Vec<(i64, i64, Option<i64>)> = hashes
+            .iter()
+            .filter_map(|&(file, hash)| Some((file, builder.edge_set(file)?, Some(hash))))
+            .collect();
+        builder.record_sets(&record)?;
         builder.write_resolution(&edge_rows, &unresolved_rows)?;
         let skipped: Vec<(String, &'static str, u64)> = self
             .skipped

@@ -14,7 +14,7 @@ use sextant_lang::{Language, Registry};
 use sextant_model::{FileFacts, NodeKind, Visibility, stable_id};
 use sextant_resolve as resolve;
 use sextant_store::{
-    BindingRow, EdgeRow, FileVersionRow, ImportRow, NewNode, RefRow, Store, UnresolvedRow,
+    BindingRow, EdgeRow, FileVersionRow, GenFile, ImportRow, NewNode, RefRow, Store, UnresolvedRow,
 };
 use sextant_vfs::{WalkConfig, read_source};
 
@@ -515,9 +515,17 @@ pub fn index(
         && !options.full
         && let Some((base, sets, stats)) = same_generation(builder.store(), &reused, &context)?
     {
-        let files: Vec<(i64, bool, Option<i64>)> = reused
+        let files: Vec<GenFile> = reused
             .iter()
-            .map(|&(id, uncommitted)| (id, uncommitted, sets.get(&id).copied()))
+            .map(|&(file, uncommitted)| {
+                let (set, hash) = sets.get(&file).copied().unzip();
+                GenFile {
+                    file,
+                    uncommitted,
+                    set,
+                    hash: hash.flatten(),
+                }
+            })
             .collect();
         builder.add_files(&files)?;
         let mut skipped: Vec<(String, &'static str, u64)> = walk
@@ -646,6 +654,7 @@ pub fn index(
     // Resolution must not depend on the order in which files arrived from the workers: feed it in
     // path order (ids inside a file follow the source order).
     r_files.sort_by(|a, b| a.path.cmp(&b.path));
+    let all_files: Vec<i64> = r_files.iter().map(|f| f.id).collect();
     let rank: FxHashMap<i64, usize> = r_files.iter().enumerate().map(|(i, f)| (f.id, i)).collect();
     let rank_of = |file: i64| rank.get(&file).copied().unwrap_or(usize::MAX);
     r_symbols.sort_by_key(|s| (rank_of(s.file), s.id));
@@ -736,6 +745,67 @@ pub fn index(
         .collect();
     options.check_cancel()?;
     progress(Progress::Writing);
+    // A file whose edges came out exactly as in the active generation shares that edge set:
+    // only the sets that changed are written (a commit touching ten files writes ten sets).
+    let (edges, unresolved) = {
+        let previous: FxHashMap<i64, (i64, Option<i64>)> = if active != 0 && !options.full {
+            builder
+                .store()
+                .generation_set_hashes(active)?
+                .into_iter()
+                .map(|(f, s, h)| (f, (s, h)))
+                .collect()
+        } else {
+            FxHashMap::default()
+        };
+        let mut keys: FxHashMap<i64, (Vec<EdgeKey>, Vec<UnresolvedKey>)> = FxHashMap::default();
+        for e in &edges {
+            keys.entry(e.file_id).or_default().0.push((
+                e.ref_id,
+                e.import_id,
+                e.src,
+                e.dst,
+                e.kind,
+                e.provenance,
+                e.confidence,
+                e.rule,
+            ));
+        }
+        for u in &unresolved {
+            keys.entry(u.file_id)
+                .or_default()
+                .1
+                .push((u.ref_id, u.reason, u.candidates));
+        }
+        let mut record = Vec::with_capacity(all_files.len());
+        let mut shared: rustc_hash::FxHashSet<i64> = rustc_hash::FxHashSet::default();
+        for &file in &all_files {
+            let (mut e, mut u) = keys.remove(&file).unwrap_or_default();
+            let hash = set_hash(&mut e, &mut u);
+            match previous.get(&file) {
+                Some(&(set, Some(h))) if h == hash => {
+                    record.push((file, set, Some(hash)));
+                    shared.insert(file);
+                }
+                _ => {
+                    if let Some(set) = builder.edge_set(file) {
+                        record.push((file, set, Some(hash)));
+                    }
+                }
+            }
+        }
+        builder.record_sets(&record)?;
+        summary.sets_shared = shared.len() as u64;
+        let edges: Vec<EdgeRow> = edges
+            .into_iter()
+            .filter(|e| !shared.contains(&e.file_id))
+            .collect();
+        let unresolved: Vec<UnresolvedRow> = unresolved
+            .into_iter()
+            .filter(|u| !shared.contains(&u.file_id))
+            .collect();
+        (edges, unresolved)
+    };
     for chunk in edges.chunks(50_000) {
         builder.write_resolution(chunk, &[])?;
     }
@@ -794,6 +864,31 @@ pub fn index(
     Ok(summary)
 }
 
+/// An edge as its set's fingerprint sees it (the order sorts like the live index's lists).
+pub(crate) type EdgeKey = (
+    Option<i64>,
+    Option<i64>,
+    i64,
+    i64,
+    sextant_model::EdgeKind,
+    sextant_model::Provenance,
+    sextant_model::Confidence,
+    &'static str,
+);
+/// An unresolved reference as its set's fingerprint sees it.
+pub(crate) type UnresolvedKey = (i64, &'static str, u32);
+
+/// The content fingerprint of one file's edge set (edges and unresolved references, in any order).
+pub(crate) fn set_hash(edges: &mut [EdgeKey], unresolved: &mut [UnresolvedKey]) -> i64 {
+    use std::hash::{Hash, Hasher};
+    edges.sort_unstable();
+    unresolved.sort_unstable();
+    let mut h = rustc_hash::FxHasher::default();
+    edges.hash(&mut h);
+    unresolved.hash(&mut h);
+    h.finish() as i64
+}
+
 /// The fingerprint of what resolution depends on besides the file versions.
 pub(crate) fn resolution_context(
     cargo: &CargoPackages,
@@ -813,7 +908,7 @@ pub(crate) fn resolution_context(
 
 /// A published generation with exactly `files` (file version ids) and the same resolution
 /// context: (its id, each file's edge set, its stored summary).
-type SameGeneration = (i64, FxHashMap<i64, i64>, serde_json::Value);
+type SameGeneration = (i64, FxHashMap<i64, (i64, Option<i64>)>, serde_json::Value);
 
 fn same_generation(
     store: &Store,
@@ -836,11 +931,12 @@ fn same_generation(
         if stats.get("context").and_then(|c| c.as_str()) != Some(context) {
             continue;
         }
-        let sets = store.generation_sets(g.id)?;
-        if sets.len() != wanted.len() || sets.iter().map(|(f, _)| *f).ne(wanted.iter().copied()) {
+        let sets = store.generation_set_hashes(g.id)?;
+        if sets.len() != wanted.len() || sets.iter().map(|(f, ..)| *f).ne(wanted.iter().copied()) {
             continue;
         }
-        return Ok(Some((g.id, sets.into_iter().collect(), stats)));
+        let sets = sets.into_iter().map(|(f, s, h)| (f, (s, h))).collect();
+        return Ok(Some((g.id, sets, stats)));
     }
     Ok(None)
 }

@@ -47,6 +47,9 @@ pub struct IndexSummary {
     /// Every file version was unchanged and an earlier generation (this one) had exactly the
     /// same set and context: its edge sets were shared, nothing was resolved again.
     pub reused_generation: Option<i64>,
+    /// Files whose edges came out as in the previous generation: their edge sets were shared,
+    /// not written again.
+    pub sets_shared: u64,
 }
 
 impl IndexSummary {

@@ -341,6 +341,9 @@ fn checking_out_an_indexed_commit_again_shares_its_baseline() {
     git(&root, &["commit", "-qam", "two"]);
     let second = sextant_engine::index(&root, &options(home.path()), &|_| {}).unwrap();
     assert_eq!(second.reused_generation, None);
+    // a.py resolved exactly as before: its edge set is shared, not written again.
+    assert_eq!(second.sets_shared, 1, "{second:?}");
+    check_equal(home.path(), &root, "second commit");
     git(&root, &["checkout", "-q", "HEAD~1"]);
     let back = sextant_engine::index(&root, &options(home.path()), &|_| {}).unwrap();
     assert!(back.reused_generation.is_some(), "{back:?}");

@@ -30,7 +30,7 @@ pub use schema::SCHEMA_VERSION;
 pub use search_filters::{
     Bounds, CALL_EDGE_KINDS, CallDegrees, Degree, FilterCandidate, GraphFilters, TextMatcher,
 };
-pub use write::{BASELINE_COMMITS, FileBatch, GenerationBuilder, IdRanges, Reused};
+pub use write::{BASELINE_COMMITS, FileBatch, GenFile, GenerationBuilder, IdRanges, Reused};
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -40,6 +40,20 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
+    /// `(file version, edge set, content fingerprint)` of every file of a generation.
+    pub fn generation_set_hashes(&self, generation: i64) -> Result<Vec<(i64, i64, Option<i64>)>> {
+        self.conn
+            .prepare(
+                "SELECT file_id, edge_set, set_hash FROM gen_files WHERE generation = ?1
+                 ORDER BY file_id",
+            )
+            .and_then(|mut s| {
+                s.query_map([generation], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                    .collect()
+            })
+            .map_err(|e| self.err(e))
+    }
+
     /// Every edge and unresolved reference of a generation, each with its file version.
     pub fn generation_resolution(
         &self,

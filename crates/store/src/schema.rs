@@ -3,7 +3,7 @@
 use rusqlite::Connection;
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 const V1: &str = r#"
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -192,6 +192,13 @@ CREATE VIEW gen_unresolved AS
     FROM gen_files g JOIN unresolved u ON u.set_id = g.edge_set;
 "#;
 
+/// Version 4: `gen_files.set_hash`, a fingerprint of the edge set's content (NULL when unknown),
+/// so an indexer that resolved a file to exactly the edges of the previous generation shares that
+/// set instead of writing a copy.
+const V4: &str = r#"
+ALTER TABLE gen_files ADD COLUMN set_hash INTEGER;
+"#;
+
 /// Secondary indexes of the bulk tables, as (name, `table(columns)`); the edge indexes come last.
 /// A first index of an empty database drops them and builds them once after loading (much faster
 /// than maintaining them row by row); `Store::open` always makes sure they exist, so a crash in
@@ -265,6 +272,9 @@ pub(crate) fn migrate(conn: &Connection) -> Result<(), MigrateError> {
         }
         if from < 3 {
             conn.execute_batch(V3)?;
+        }
+        if from < 4 {
+            conn.execute_batch(V4)?;
         }
         if from < SCHEMA_VERSION {
             create_indexes(conn, false)?;

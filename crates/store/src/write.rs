@@ -32,6 +32,16 @@ pub type FileBatch = (
     Vec<BindingRow>,
 );
 
+/// A file version joining a generation: with the edge set it shares (`set`, and that set's
+/// content fingerprint `hash`) or none (a new, empty set is allocated).
+#[derive(Debug, Clone, Copy)]
+pub struct GenFile {
+    pub file: i64,
+    pub uncommitted: bool,
+    pub set: Option<i64>,
+    pub hash: Option<i64>,
+}
+
 /// The next free ids, allocated by the (single) writer without round trips.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct IdRanges {
@@ -227,35 +237,62 @@ impl GenerationBuilder<'_> {
     /// Adds file versions that already exist to this generation; their edges are resolved
     /// again (each gets a new, empty edge set).
     pub fn reuse_files(&mut self, files: &[(i64, bool)]) -> Result<()> {
-        let rows: Vec<(i64, bool, Option<i64>)> =
-            files.iter().map(|&(f, u)| (f, u, None)).collect();
+        let rows: Vec<GenFile> = files
+            .iter()
+            .map(|&(file, uncommitted)| GenFile {
+                file,
+                uncommitted,
+                set: None,
+                hash: None,
+            })
+            .collect();
         self.add_files(&rows)
     }
 
     /// Adds file versions that already exist to this generation, each with the edge set it keeps
-    /// (`Some`: shared with an earlier generation, written no more) or a new one (`None`).
-    pub fn add_files(&mut self, files: &[(i64, bool, Option<i64>)]) -> Result<()> {
+    /// (`set: Some`: shared with an earlier generation, written no more) or a new one (`None`).
+    pub fn add_files(&mut self, files: &[GenFile]) -> Result<()> {
         let generation = self.generation;
-        let rows: Vec<(i64, bool, i64)> = files
+        let rows: Vec<(i64, bool, i64, Option<i64>)> = files
             .iter()
-            .map(|&(file, uncommitted, set)| {
-                let set = match set {
+            .map(|f| {
+                let set = match f.set {
                     Some(set) => {
-                        self.sets.insert(file, set);
+                        self.sets.insert(f.file, set);
                         set
                     }
-                    None => self.set_for(file),
+                    None => self.set_for(f.file),
                 };
-                (file, uncommitted, set)
+                (f.file, f.uncommitted, set, f.set.and(f.hash))
             })
             .collect();
         self.store.in_write_tx(|c| {
             let mut stmt = c.prepare_cached(
-                "INSERT OR IGNORE INTO gen_files(generation, file_id, uncommitted, edge_set)
-                 VALUES (?1, ?2, ?3, ?4)",
+                "INSERT OR IGNORE INTO gen_files(generation, file_id, uncommitted, edge_set, set_hash)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
             )?;
-            for (file, uncommitted, set) in rows {
-                stmt.execute(params![generation, file, uncommitted, set])?;
+            for (file, uncommitted, set, hash) in rows {
+                stmt.execute(params![generation, file, uncommitted, set, hash])?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Sets the edge set of file versions of this generation, with its content fingerprint:
+    /// `(file, set, hash)`. Used to share a set of an earlier generation whose edges came out
+    /// identical (nothing is written for it), and to record the fingerprint of a new set.
+    pub fn record_sets(&mut self, sets: &[(i64, i64, Option<i64>)]) -> Result<()> {
+        for &(file, set, _) in sets {
+            self.sets.insert(file, set);
+        }
+        let generation = self.generation;
+        self.store.in_write_tx(|c| {
+            let mut stmt = c.prepare_cached(
+                "UPDATE gen_files SET edge_set = ?3, set_hash = ?4
+                 WHERE generation = ?1 AND file_id = ?2",
+            )?;
+            for (file, set, hash) in sets {
+                stmt.execute(params![generation, file, set, hash])?;
             }
             Ok(())
         })
