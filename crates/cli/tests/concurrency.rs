@@ -10,8 +10,7 @@
 //! - I/O faults: a read-only data directory or data home, an unreadable source file or directory.
 //!
 //! `SEXTANT_SLOW_TESTS=1` (set by `.ci/run`) runs 50 kill iterations instead of 5 (and 12 kills
-//! under readers instead of 3). The permission tests skip when run as root. Assertions marked
-//! `KNOWN BUG` fail on purpose until the bug they describe is fixed.
+//! under readers instead of 3). The permission tests skip when run as root.
 //! The database is inspected read-only (rusqlite) only for what no command exposes: generation
 //! rows left by killed indexers, orphan file versions and `PRAGMA integrity_check`.
 
@@ -1501,14 +1500,12 @@ fn read_only_data_directory_fails_clearly_and_keeps_the_previous_generation() {
     assert_clear_failure(&out, &data, "read-only data directory");
     let status = env.run(&["status", "--json"]);
     assert_ne!(status.code, 101, "{status:?}");
-    // KNOWN BUG (reported; RELIABILITY.md T20 "read tools keep working on the old generation"):
-    // with no -wal/-shm files to reuse, the read-only connection cannot open a WAL database in a
-    // read-only directory: "attempt to write a readonly database" (the store could retry with
-    // `immutable=1` when nothing can write). Fails only when not root (root skips this test).
+    // RELIABILITY.md T20 "read tools keep working on the old generation": with no -wal/-shm
+    // files to reuse, the store opens the database immutable (nothing can write there either).
     // Checked at the end, so the other cases still run.
-    let known_bug = status.problem().map(|p| {
-        format!("KNOWN BUG: reads fail on a read-only data directory without WAL files: {p}")
-    });
+    let read_failure = status
+        .problem()
+        .map(|p| format!("reads fail on a read-only data directory without WAL files: {p}"));
     drop(guard);
     previous_serves("(a) restored");
 
@@ -1552,8 +1549,12 @@ fn read_only_data_directory_fails_clearly_and_keeps_the_previous_generation() {
     other.index(&[]);
     assert!(has_exact(&other.json(&["search", "anchor"]), "anchor"));
 
-    // KNOWN BUG (see (a) above).
-    assert!(known_bug.is_none(), "{}", known_bug.unwrap_or_default());
+    // See (a) above.
+    assert!(
+        read_failure.is_none(),
+        "{}",
+        read_failure.unwrap_or_default()
+    );
 }
 
 #[test]
@@ -1594,17 +1595,16 @@ fn unreadable_source_file_is_skipped_with_a_reason() {
             .any(|s| s["path"] == "pkg/private.py" && s["reason"] == "unreadable"),
         "{status:#}"
     );
-    // KNOWN BUG (reported; RELIABILITY.md T20 "a permission-denied subdirectory"): an unreadable
-    // directory vanishes from the index without a trace: not in `skipped`, nothing on stderr.
-    // Checked at the end, so the rest still runs.
+    // RELIABILITY.md T20 "a permission-denied subdirectory": the unreadable directory is
+    // skipped with a reason (`unreadable`). Checked at the end, so the rest still runs.
     let dir_recorded = skipped.iter().any(|s| {
         s["path"]
             .as_str()
             .is_some_and(|p| p.starts_with("pkg/closed"))
     }) || out.stderr.contains("pkg/closed");
-    let known_bug = (!dir_recorded).then(|| {
+    let missing = (!dir_recorded).then(|| {
         format!(
-            "KNOWN BUG: the unreadable directory pkg/closed is neither skipped with a reason nor \
+            "the unreadable directory pkg/closed is neither skipped with a reason nor \
              reported: skipped_files {skipped:?}, stderr {:?}",
             out.stderr
         )
@@ -1626,6 +1626,6 @@ fn unreadable_source_file_is_skipped_with_a_reason() {
     ));
     assert_eq!(env.json(&["status"])["skipped"]["unreadable"], Value::Null);
 
-    // KNOWN BUG (see above).
-    assert!(known_bug.is_none(), "{}", known_bug.unwrap_or_default());
+    // See above.
+    assert!(missing.is_none(), "{}", missing.unwrap_or_default());
 }

@@ -101,16 +101,29 @@ impl Store {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
             | OpenFlags::SQLITE_OPEN_NO_MUTEX
             | OpenFlags::SQLITE_OPEN_URI;
-        let conn = Connection::open_with_flags(path, flags).map_err(|e| wrap(path, e))?;
-        let store = Store {
-            conn,
-            path: path.to_path_buf(),
+        let open = |target: &str| -> Result<(Store, i64)> {
+            let conn = Connection::open_with_flags(target, flags).map_err(|e| wrap(path, e))?;
+            let store = Store {
+                conn,
+                path: path.to_path_buf(),
+            };
+            store
+                .conn
+                .busy_timeout(Duration::from_secs(30))
+                .map_err(|e| wrap(path, e))?;
+            let version = schema::version(&store.conn).map_err(|e| wrap(path, e))?;
+            Ok((store, version))
         };
-        store
-            .conn
-            .busy_timeout(Duration::from_secs(30))
-            .map_err(|e| wrap(path, e))?;
-        let version = schema::version(&store.conn).map_err(|e| wrap(path, e))?;
+        let (store, version) = match open(&path.display().to_string()) {
+            Ok(opened) => opened,
+            // A WAL database in a directory this process cannot write (a read-only mount, a
+            // shared cache): SQLite cannot create the `-shm` index it needs to read. Nobody can
+            // write there either, so the file is opened as immutable (no locks, no WAL).
+            Err(StoreError::Sqlite { source, .. }) if is_read_only_error(&source) => {
+                open(&immutable_uri(path))?
+            }
+            Err(e) => return Err(e),
+        };
         if version > SCHEMA_VERSION {
             return Err(StoreError::TooNew(path.display().to_string(), version));
         }
@@ -166,6 +179,29 @@ impl Store {
     }
 }
 
+/// Errors of a read that needed to create or write the WAL's shared-memory file.
+fn is_read_only_error(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::CannotOpen)
+    )
+}
+
+/// `file:` URI opening `path` as immutable (percent-encoding what a URI path cannot hold).
+fn immutable_uri(path: &Path) -> String {
+    let mut out = String::from("file:");
+    for b in path.display().to_string().bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out.push_str("?immutable=1");
+    out
+}
+
 fn wrap(path: &Path, source: rusqlite::Error) -> StoreError {
     StoreError::Sqlite {
         path: path.display().to_string(),
@@ -193,5 +229,32 @@ impl Store {
         self.conn
             .pragma_update(None, "user_version", version)
             .map_err(|e| self.err(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The immutable fallback reads a database whose path needs percent-encoding.
+    #[test]
+    fn immutable_uri_opens_the_same_database() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a dir %20 ü").join("index.db");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let store = Store::open(&path).unwrap();
+        store.set_user_version_for_tests(SCHEMA_VERSION).unwrap();
+        drop(store);
+        let uri = immutable_uri(&path);
+        assert!(
+            uri.starts_with("file:") && uri.ends_with("?immutable=1"),
+            "{uri}"
+        );
+        let conn = Connection::open_with_flags(
+            &uri,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI,
+        )
+        .unwrap();
+        assert_eq!(schema::version(&conn).unwrap(), SCHEMA_VERSION);
     }
 }

@@ -116,6 +116,17 @@ pub fn walk(root: &Path, config: &WalkConfig, wanted: impl Fn(&str) -> bool + Sy
     out
 }
 
+/// The path a walk error is about, if it names one.
+fn error_path(e: &ignore::Error) -> Option<&Path> {
+    match e {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        _ => None,
+    }
+}
+
 /// Classifies one walk entry into `out`.
 fn classify(
     result: Result<ignore::DirEntry, ignore::Error>,
@@ -128,6 +139,19 @@ fn classify(
     let entry = match result {
         Ok(entry) => entry,
         Err(e) => {
+            // An unreadable directory (or file) is recorded as skipped, so `status` shows what
+            // is missing from the index and why.
+            if let Some(path) = error_path(&e)
+                && let Ok(relative) = path.strip_prefix(root)
+                && let Some(text) = relative.to_str()
+                && let Ok(path) = RepoPath::new(text)
+            {
+                out.skipped.push(Skipped {
+                    path,
+                    reason: SkipReason::Unreadable,
+                    size: 0,
+                });
+            }
             out.errors.push(e.to_string());
             return Continue;
         }
