@@ -110,6 +110,10 @@ pub struct LiveIndex {
     layout: Layout,
     /// Blob ids of HEAD's files (uncommitted = differs), read once per HEAD.
     head_blobs: std::collections::HashMap<String, String>,
+    /// The git repository (opened once; HEAD is read again on every update).
+    git: Option<sextant_git::OpenRepo>,
+    /// The database, kept open between updates.
+    store: Option<Store>,
 }
 
 /// Rule names are a closed set of static strings in the resolver; stored ones are mapped back.
@@ -142,17 +146,14 @@ fn canonical(edges: &mut [resolve::Edge], unresolved: &mut [resolve::Unresolved]
     unresolved.sort_by_key(|u| u.ref_id);
 }
 
-fn git_head(root: &Path) -> (Option<String>, Option<String>) {
+/// The repository of `root` when `root` is the top of a git working tree, opened once.
+fn open_git(root: &Path) -> Option<sextant_git::OpenRepo> {
     let in_git = sextant_git::discover(root)
         .and_then(|w| w.canonicalize().ok())
         .is_some_and(|w| w == root);
-    if !in_git {
-        return (None, None);
-    }
-    match sextant_git::head(root) {
-        Ok(h) => (h.commit, h.branch),
-        Err(_) => (None, None),
-    }
+    in_git
+        .then(|| sextant_git::OpenRepo::open(root).ok())
+        .flatten()
 }
 
 impl LiveIndex {
@@ -192,6 +193,8 @@ impl LiveIndex {
             npm_packages: Vec::new(),
             layout: Layout::new(&[], &[]),
             head_blobs: Default::default(),
+            git: None,
+            store: None,
         };
         live.reload()?;
         Ok(live)
@@ -416,13 +419,20 @@ impl LiveIndex {
             last = Instant::now();
         };
         let _lock = lock(&self.data, &|_: Progress| {})?;
-        let mut store = Store::open(&self.data.db())?;
+        let mut store = match self.store.take() {
+            Some(store) => store,
+            None => Store::open(&self.data.db())?,
+        };
         if store.active_generation_id()? != self.generation {
-            drop(store);
             self.reload()?;
-            store = Store::open(&self.data.db())?;
         }
-        let (commit, branch) = git_head(&self.root);
+        if self.git.is_none() {
+            self.git = open_git(&self.root);
+        }
+        let (commit, branch) = match self.git.as_ref().map(|g| g.head()) {
+            Some(Ok(h)) => (h.commit, h.branch),
+            _ => (None, None),
+        };
         if commit != self.commit || branch != self.branch {
             drop(store);
             drop(_lock);
@@ -544,6 +554,7 @@ impl LiveIndex {
                     self.skipped.insert(p, (r, s));
                 }
             }
+            self.store = Some(store);
             return Ok(LiveUpdate {
                 wall_seconds: started.elapsed().as_secs_f64(),
                 phases,
@@ -984,8 +995,12 @@ impl LiveIndex {
 
         let mut summary = self.summary(started);
         mark("summary", &mut phases);
+        let sets: FxHashMap<i64, i64> = self
+            .files
+            .values()
+            .filter_map(|f| Some((f.ctx.id, builder.edge_set(f.ctx.id)?)))
+            .collect();
         let generation = builder.publish(&crate::pipeline::summary_json(&summary))?;
-        let sets: FxHashMap<i64, i64> = store.generation_sets(generation)?.into_iter().collect();
         for f in self.files.values_mut() {
             f.set = sets.get(&f.ctx.id).copied().unwrap_or_default();
         }
@@ -1004,6 +1019,7 @@ impl LiveIndex {
             .saturating_sub(update.files_changed + update.files_added);
         summary.phases = phases.clone();
         summary.db_bytes = store.size_bytes();
+        self.store = Some(store);
         update.summary = Some(summary);
         update.phases = phases;
         // Freeing the resolver's tables (hundreds of thousands of strings) takes longer than

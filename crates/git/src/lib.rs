@@ -42,6 +42,33 @@ pub fn discover(path: &Path) -> Option<PathBuf> {
 /// HEAD of the repository whose working tree is `workdir`.
 pub fn head(workdir: &Path) -> Result<HeadInfo, GitError> {
     let repo = gix::open(workdir).map_err(err)?;
+    head_of(&repo, workdir)
+}
+
+/// A repository opened once, for callers that ask for HEAD often (the live index checks it on
+/// every update; opening reads the configuration, which costs tens of milliseconds).
+pub struct OpenRepo {
+    repo: gix::ThreadSafeRepository,
+    workdir: PathBuf,
+}
+
+impl OpenRepo {
+    /// Opens the repository whose working tree is `workdir`.
+    pub fn open(workdir: &Path) -> Result<OpenRepo, GitError> {
+        let repo = gix::open(workdir).map_err(err)?;
+        Ok(OpenRepo {
+            repo: repo.into_sync(),
+            workdir: workdir.to_path_buf(),
+        })
+    }
+
+    /// HEAD as it is now (references are read again on every call).
+    pub fn head(&self) -> Result<HeadInfo, GitError> {
+        head_of(&self.repo.to_thread_local(), &self.workdir)
+    }
+}
+
+fn head_of(repo: &gix::Repository, workdir: &Path) -> Result<HeadInfo, GitError> {
     let commit = repo.head_id().ok().map(|id| id.to_string());
     let branch = repo
         .head_name()
@@ -111,5 +138,31 @@ mod tests {
             discover(&nested).unwrap().canonicalize().unwrap(),
             root.canonicalize().unwrap()
         );
+    }
+
+    /// An opened repository sees commits, branch switches and detached checkouts made after it
+    /// was opened.
+    #[test]
+    fn an_open_repository_reads_head_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git(root, &["init", "-q", "-b", "main"]);
+        std::fs::write(root.join("a.py"), "one\n").unwrap();
+        git(root, &["add", "."]);
+        git(root, &["commit", "-q", "-m", "one"]);
+        let open = OpenRepo::open(root).unwrap();
+        let first = open.head().unwrap();
+        assert_eq!(first, head(root).unwrap());
+        std::fs::write(root.join("a.py"), "two\n").unwrap();
+        git(root, &["commit", "-q", "-am", "two"]);
+        let second = open.head().unwrap();
+        assert_ne!(second.commit, first.commit);
+        assert_eq!(second, head(root).unwrap());
+        git(root, &["checkout", "-q", "-b", "other"]);
+        assert_eq!(open.head().unwrap().branch.as_deref(), Some("other"));
+        git(root, &["checkout", "-q", "--detach", "HEAD~1"]);
+        let detached = open.head().unwrap();
+        assert_eq!(detached.branch, None);
+        assert_eq!(detached.commit, first.commit);
     }
 }
