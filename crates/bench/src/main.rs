@@ -14,7 +14,12 @@
 //! `sextant-bench tokens --repo PATH --questions FILE [--sextant BIN] [--json]` counts the
 //! tokens of Sextant's answers to agent questions against reading every `rg -w WORD -C 20` hit
 //! (`tokens.rs`, `grep.rs`).
+//!
+//! `sextant-bench analytics --repo PATH [--samples N] [--cold-runs N] [--json]` times the graph
+//! load, PageRank, communities and bridges cold and warm, and typical and variable-length Cypher
+//! queries over sampled parameters (`analytics.rs`).
 
+mod analytics;
 mod grep;
 mod live;
 mod machine;
@@ -96,6 +101,28 @@ enum Command {
         /// How many files to edit.
         #[arg(long, default_value_t = 100)]
         edits: usize,
+        /// Machine-readable JSON output.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Graph analytics (issue 6): graph load, PageRank, communities and bridges cold and warm,
+    /// typical and `*1..5` Cypher queries over sampled parameters (p50/p95/max).
+    Analytics {
+        /// The indexed repository root.
+        #[arg(long, value_name = "PATH")]
+        repo: PathBuf,
+        /// Parameter values sampled per Cypher query.
+        #[arg(long, default_value_t = 100)]
+        samples: usize,
+        /// Cold runs (each on a fresh copy of the index without derived results).
+        #[arg(long, default_value_t = 3)]
+        cold_runs: usize,
+        /// Warm calls of each algorithm per cold run.
+        #[arg(long, default_value_t = 3)]
+        warm_calls: usize,
+        /// Untimed queries per Cypher query (over its first samples).
+        #[arg(long, default_value_t = 5)]
+        warmup: usize,
         /// Machine-readable JSON output.
         #[arg(long)]
         json: bool,
@@ -214,6 +241,23 @@ fn run(cli: Cli) -> Result<()> {
                 )?;
             }
             Ok(())
+        }
+        Command::Analytics {
+            repo,
+            samples,
+            cold_runs,
+            warm_calls,
+            warmup,
+            json,
+        } => {
+            let report = analytics::run(&analytics::Options {
+                root: &repo,
+                samples,
+                cold_runs,
+                warm_calls,
+                warmup,
+            })?;
+            emit(json, &report, analytics::write_human)
         }
         Command::Tokens {
             repo,
