@@ -872,7 +872,7 @@ impl LiveIndex {
                     unresolved: Vec::new(),
                 };
                 for r in f.refs.iter().filter(|r| !inherit_ids.contains(&r.id)) {
-                    resolve::push(&mut out, resolver.resolve(r));
+                    resolve::push(&mut out, crate::pipeline::resolve_guarded(resolver, r));
                 }
                 (f.ctx.id, out.edges, out.unresolved)
             })

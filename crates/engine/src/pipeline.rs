@@ -690,7 +690,7 @@ pub fn index(
                 r_refs
                     .par_iter()
                     .filter(|r| !done_ids.contains(&r.id))
-                    .map(|r| resolver.resolve(r))
+                    .map(|r| resolve_guarded(resolver, r))
                     .collect()
             });
             for r in rest {
@@ -862,6 +862,24 @@ pub fn index(
     summary.db_bytes = store.size_bytes();
     store.set_generation_stats(generation, &summary_json(&summary))?;
     Ok(summary)
+}
+
+/// Resolves one reference; a bug that panics in the resolver costs that reference (kept as
+/// unresolved, reason `internal_error`, and logged), not the whole index.
+pub(crate) fn resolve_guarded(
+    resolver: &resolve::Resolver,
+    r: &resolve::Ref,
+) -> resolve::Resolution {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| resolver.resolve(r))).unwrap_or_else(
+        |_| {
+            tracing::error!(reference = r.id, name = %r.name, "the resolver panicked on a reference");
+            resolve::Resolution::Unresolved(resolve::Unresolved {
+                ref_id: r.id,
+                reason: "internal_error",
+                candidates: 0,
+            })
+        },
+    )
 }
 
 /// An edge as its set's fingerprint sees it (the order sorts like the live index's lists).

@@ -169,7 +169,10 @@ pub(crate) fn type_head(text: &str) -> Option<String> {
         if WRAPPERS.contains(&last)
             && let Some(o) = open
         {
-            let inner = &t[o + 1..t.len().saturating_sub(1)];
+            // The closing bracket, when the text has one (a type cut short at a length limit,
+            // ending in `…`, has none: never slice inside a multi-byte character).
+            let rest = &t[o + 1..];
+            let inner = rest.strip_suffix(['>', ']']).unwrap_or(rest);
             t = split_top_level(inner, ',').into_iter().next()?.trim();
             continue;
         }
@@ -489,5 +492,13 @@ mod tests {
         assert_eq!(type_head("(a: number) => void"), None);
         assert_eq!(type_head("Promise<Store>").as_deref(), Some("Store"));
         assert_eq!(type_head("Result<Store, Error>").as_deref(), Some("Store"));
+        // A declared type cut short (ends in a multi-byte `…`, no closing bracket): no panic.
+        assert_eq!(type_head("Promise<Store…").as_deref(), None);
+        assert_eq!(
+            type_head("Promise<Map<string, Store>…").as_deref(),
+            Some("Map")
+        );
+        let _ = type_head("Promise<é");
+        assert_eq!(type_head("Promise<").as_deref(), None);
     }
 }
