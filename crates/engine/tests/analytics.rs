@@ -779,3 +779,40 @@ fn query_errors_point_at_the_position() {
         .unwrap_err();
     assert!(matches!(&e, Error::Query(_)), "{e}");
 }
+
+/// A declared override (`@override`, `@typing.override`) is never reported dead: the base that
+/// calls it may be a framework outside the repository (FlaskBB's SQLAlchemy TypeDecorator hooks).
+#[test]
+fn declared_overrides_are_unknown_not_dead() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("app")).unwrap();
+    std::fs::write(
+        root.join("app/db.py"),
+        "import typing as t\nfrom sqlalchemy import types\n\n\nclass UTCDateTime(types.TypeDecorator[object]):\n    @t.override\n    def process_bind_param(self, value, dialect):\n        return value\n\n\ndef _never_called():\n    return 1\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join(".sextant.toml"),
+        "[dead_code]\nexported_is_live = false\n",
+    )
+    .unwrap();
+    let options = IndexOptions {
+        home: Some(home.path().to_path_buf()),
+        ..IndexOptions::default()
+    };
+    sextant_engine::index(root, &options, &|_| {}).unwrap();
+    let repo = Repo::open_in(home.path(), root).unwrap();
+    let report = repo.dead_code(&[], 100).unwrap();
+    let dead: Vec<&str> = report.dead.iter().map(|d| d.node.name.as_str()).collect();
+    assert!(!dead.contains(&"process_bind_param"), "{dead:?}");
+    assert!(
+        report
+            .unknown
+            .iter()
+            .any(|u| u.node.name == "process_bind_param" && u.reason == "override"),
+        "{:?}",
+        report.unknown
+    );
+}

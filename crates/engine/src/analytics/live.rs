@@ -1164,6 +1164,17 @@ impl Facts {
         if let Some(e) = g.out_of_kind(ix, EdgeKind::Overrides).first() {
             return Some(("override", Some(g.node(e.other).qname.clone())));
         }
+        // Declared overrides (`@override`, `@typing.override`, Java `@Override`, C# and Kotlin
+        // `override`): the base that calls them may be outside the repository (a framework hook).
+        let declared_override = n.modifiers.split(',').any(|m| m.trim() == "override")
+            || decorators(&n.modifiers).iter().any(|d| {
+                d.rsplit('.')
+                    .next()
+                    .is_some_and(|l| l.eq_ignore_ascii_case("override"))
+            });
+        if declared_override {
+            return Some(("override", Some("declared an override".into())));
+        }
         if n.kind == NodeKind::Method
             && let Some(&other) = self.called_methods.get(&n.name)
             && other != ix
