@@ -35,6 +35,14 @@
 (class_definition
   superclasses: (argument_list
     (attribute object: (_) @receiver attribute: (identifier) @name) @reference.inherit))
+; subscripted bases: `class Box(Generic[T])`, `class UTCDateTime(types.TypeDecorator[object])`
+(class_definition
+  superclasses: (argument_list
+    (subscript value: (identifier) @name) @reference.inherit))
+(class_definition
+  superclasses: (argument_list
+    (subscript
+      value: (attribute object: (_) @receiver attribute: (identifier) @name)) @reference.inherit))
 
 ; attribute reads (`self.debug`, `request.blueprints`); call sites above win for the same name
 (attribute object: (_) @receiver attribute: (identifier) @name) @reference.read
