@@ -667,7 +667,7 @@ impl<'a> Exec<'a> {
                 }
             }
             CPred::Regex(RegexArg::Fixed(re)) => match v.as_str() {
-                Some(s) => Value::Bool(re.is_match(s)),
+                Some(s) => Value::Bool(self.memo_match(re, s)),
                 None => Value::Null,
             },
             CPred::Regex(RegexArg::Dynamic(x)) => {
@@ -682,12 +682,34 @@ impl<'a> Exec<'a> {
                     }
                 };
                 self.ensure_regex(&pattern, pos)?;
-                match (v.as_str(), self.regex_cache.get(&pattern)) {
-                    (Some(s), Some(re)) => Value::Bool(re.is_match(s)),
+                match (v.as_str(), self.regex_cache.get(&pattern).cloned()) {
+                    (Some(s), Some(re)) => Value::Bool(self.memo_match(&re, s)),
                     _ => Value::Null,
                 }
             }
         })
+    }
+
+    /// `re.is_match(s)`, remembering the last (pattern, subject) pair's result.
+    fn memo_match(&mut self, re: &regex::Regex, s: &str) -> bool {
+        if let Some((pattern, last, result)) = &self.regex_memo
+            && last == s
+            && pattern == re.as_str()
+        {
+            return *result;
+        }
+        let result = re.is_match(s);
+        match &mut self.regex_memo {
+            Some((pattern, last, last_result)) => {
+                pattern.clear();
+                pattern.push_str(re.as_str());
+                last.clear();
+                last.push_str(s);
+                *last_result = result;
+            }
+            None => self.regex_memo = Some((re.as_str().to_string(), s.to_string(), result)),
+        }
+        result
     }
 
     fn ensure_regex(&mut self, pattern: &str, pos: usize) -> R<()> {

@@ -123,6 +123,9 @@ pub(super) struct Exec<'a> {
     /// Position of the clause being run, for errors raised without a better one.
     pub pos_hint: usize,
     pub regex_cache: FxHashMap<String, regex::Regex>,
+    /// The last `=~` evaluated: (pattern, subject, result). Nodes come in path order, so
+    /// consecutive rows often test the same file path: the match is not run again.
+    pub regex_memo: Option<(String, String, bool)>,
 }
 
 const CHECK_EVERY: u32 = 1024;
@@ -188,6 +191,7 @@ pub(super) fn execute(g: &Graph, plan: &Plan, opts: &QueryOptions) -> R<QueryRes
         row_cap: opts.max_rows.saturating_add(1),
         pos_hint: 0,
         regex_cache: FxHashMap::default(),
+        regex_memo: None,
     };
     ex.check_deadline()?;
     let mut rows: Vec<Vec<Value>> = Vec::new();
