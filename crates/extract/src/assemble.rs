@@ -122,6 +122,10 @@ pub(crate) fn assemble(
         .filter(|d| d.kind.is_callable())
         .map(|d| d.node.id())
         .collect();
+    let branch_counts = raw
+        .branches
+        .as_ref()
+        .and_then(|branches| branch_counts(&raw.defs, branches));
 
     for (start, end, item) in items {
         while let Some(&top) = stack.last() {
@@ -208,9 +212,10 @@ pub(crate) fn assemble(
                 {
                     modifiers.push("declaration".into());
                 }
-                let complexity = kind
-                    .is_callable()
-                    .then(|| complexity(tools, def.node, &callable_nodes));
+                let complexity = kind.is_callable().then(|| match &branch_counts {
+                    Some(counts) => 1 + counts.get(&def.node.id()).copied().unwrap_or(0),
+                    None => complexity(tools, def.node, &callable_nodes),
+                });
                 facts.definitions.push(Definition {
                     kind,
                     name,
@@ -743,6 +748,64 @@ fn signature(def: &crate::collect::RawDef<'_>, text: &str) -> String {
         .to_string()
 }
 
+/// Branch nodes by callable definition node id: what [`complexity`] counts, from the branch nodes
+/// the query captured instead of a walk of every callable. A branch counts for the callable it is
+/// in and not in a nested one: the innermost callable whose range contains its range. Ranges tell
+/// nesting apart for nodes with bytes (unrelated ones are disjoint, an ancestor contains its
+/// descendants); `None` (walk instead) when an empty node or two nodes with the same range are
+/// involved.
+fn branch_counts(
+    defs: &[crate::collect::RawDef<'_>],
+    branches: &[(u32, u32)],
+) -> Option<rustc_hash::FxHashMap<usize, u32>> {
+    let mut callables: Vec<(u32, u32, usize)> = defs
+        .iter()
+        .filter(|d| d.kind.is_callable())
+        .map(|d| {
+            (
+                d.node.start_byte() as u32,
+                d.node.end_byte() as u32,
+                d.node.id(),
+            )
+        })
+        .collect();
+    callables.sort_unstable_by_key(|&(start, end, _)| (start, std::cmp::Reverse(end)));
+    let spans: rustc_hash::FxHashSet<(u32, u32)> =
+        callables.iter().map(|&(s, e, _)| (s, e)).collect();
+    if spans.len() != callables.len() || callables.iter().any(|&(s, e, _)| s >= e) {
+        return None;
+    }
+    let mut sorted = branches.to_vec();
+    sorted.sort_unstable();
+    if sorted
+        .iter()
+        .any(|&(s, e)| s >= e || spans.contains(&(s, e)))
+    {
+        return None;
+    }
+    let mut counts = rustc_hash::FxHashMap::default();
+    // Callables whose start has been passed, each inside the one below it.
+    let mut stack: Vec<(u32, u32, usize)> = Vec::new();
+    let mut next = 0;
+    for (start, end) in sorted {
+        while let Some(&c) = callables.get(next).filter(|c| c.0 <= start) {
+            while stack.last().is_some_and(|top| top.1 <= c.0) {
+                stack.pop();
+            }
+            stack.push(c);
+            next += 1;
+        }
+        while stack.last().is_some_and(|top| top.1 <= start) {
+            stack.pop();
+        }
+        // A callable starting where the branch starts but ending earlier is inside it: skip it.
+        if let Some(&(_, _, id)) = stack.iter().rev().find(|c| end <= c.1) {
+            *counts.entry(id).or_insert(0) += 1;
+        }
+    }
+    Some(counts)
+}
+
 /// Cyclomatic complexity: 1 + branch nodes, not counting nested callables.
 fn complexity(tools: &Tools, node: Node<'_>, callables: &rustc_hash::FxHashSet<usize>) -> u32 {
     let mut count = 1u32;
@@ -753,6 +816,7 @@ fn complexity(tools: &Tools, node: Node<'_>, callables: &rustc_hash::FxHashSet<u
         let nested = n.id() != root_id && callables.contains(&n.id());
         if !nested {
             if tools
+                .queries
                 .complexity_kinds
                 .get(n.kind_id() as usize)
                 .copied()

@@ -1,12 +1,12 @@
-//! Runs the language query once and groups each match's captures into raw definitions,
-//! references, imports and scopes (still tree nodes, not yet facts).
+//! Runs the language query once (in two parts, see `cache.rs`) and groups each match's captures
+//! into raw definitions, references, imports and scopes (still tree nodes, not yet facts).
 
 use rustc_hash::FxHashMap;
-use sextant_lang::Capture;
+use sextant_lang::{Capture, CompiledQuery, Language};
 use sextant_model::{NodeKind, RefKind};
-use tree_sitter::{Node, StreamingIterator, Tree};
+use tree_sitter::{Node, QueryCursor, QueryMatch, StreamingIterator, Tree};
 
-use crate::cache::Tools;
+use crate::cache::{MATCH_LIMIT, Tools};
 
 pub(crate) struct RawDef<'t> {
     pub kind: NodeKind,
@@ -60,132 +60,250 @@ pub(crate) struct Raw<'t> {
     /// (definition node id, its declared type) from `@typed` patterns.
     pub typed: Vec<(usize, Node<'t>)>,
     pub package: Option<Node<'t>>,
+    /// (start, end) bytes of the nodes that count for complexity, when the query captured them.
+    pub branches: Option<Vec<(u32, u32)>>,
 }
 
 /// Collects raw items. The same node captured by several patterns keeps the first pattern.
-pub(crate) fn collect<'t>(tools: &mut Tools, tree: &'t Tree, text: &str) -> Raw<'t> {
+///
+/// A split query (see `cache.rs`) gives the full query's items, in the same order, unless one of
+/// these holds, and then the full query runs instead: a cursor had too many matches in progress
+/// (the parts' limits add up to the full cursor's, so below them the full one would not have
+/// overflowed); the root node kind occurs below the root; or a definition from the root part and
+/// one from the main part have the same span (their order in the full query's match stream is
+/// unknown). Every other order the items depend on is that of one part's own matches, which the
+/// other patterns do not change (tree-sitter advances each pattern's match states on their own,
+/// and finished matches come out in the order they finish).
+///
+/// `reference` runs the full query (for tests).
+pub(crate) fn collect<'t>(
+    language: &Language,
+    tools: &mut Tools,
+    tree: &'t Tree,
+    text: &str,
+    reference: bool,
+) -> Raw<'t> {
+    if !tools.queries.split {
+        let Tools {
+            cursor, queries, ..
+        } = tools;
+        return collect_full(&queries.main.compiled, cursor, tree, text);
+    }
+    let split = (!reference).then(|| collect_split(tools, tree, text));
+    if let Some((raw, true)) = split {
+        return raw;
+    }
+    match tools.queries.full(language) {
+        Ok(full) => {
+            let mut cursor = QueryCursor::new();
+            cursor.set_match_limit(MATCH_LIMIT);
+            collect_full(&full, &mut cursor, tree, text)
+        }
+        // Cannot happen (its parts compiled): the split result is the best there is.
+        Err(_) => split.map(|(raw, _)| raw).unwrap_or_default(),
+    }
+}
+
+/// Runs the full query (pattern indices are the language's own).
+fn collect_full<'t>(
+    compiled: &CompiledQuery,
+    cursor: &mut QueryCursor,
+    tree: &'t Tree,
+    text: &str,
+) -> Raw<'t> {
     let mut raw = Raw::default();
-    let Tools { cursor, query, .. } = tools;
-    let table = &query.captures;
-    let query = &query.query;
-    let mut matches = cursor.matches(query, tree.root_node(), text.as_bytes());
+    let mut matches = cursor.matches(&compiled.query, tree.root_node(), text.as_bytes());
     while let Some(m) = matches.next() {
-        let mut primary: Option<(Capture, Node<'t>)> = None;
-        let mut name = None;
-        let mut receiver = None;
-        let mut implementor = None;
-        let mut owner = None;
-        let mut doc = None;
-        let mut body = None;
-        let mut scope_name = None;
-        let mut source = None;
-        let mut import_name = None;
-        let mut alias = None;
-        let mut wildcard = false;
-        let mut import_tree = None;
-        let mut type_node = None;
-        let mut binding_name = None;
-        let mut binding_type = None;
-        let mut binding_value = None;
-        for capture in m.captures() {
-            let Some(meaning) = table[capture.index as usize] else {
-                continue;
-            };
-            let node = capture.node;
-            match meaning {
-                Capture::Definition(_)
-                | Capture::Reference(_)
-                | Capture::Scope
-                | Capture::Binding
-                | Capture::Typed
-                | Capture::Import => {
-                    primary = Some((meaning, node));
-                }
-                Capture::Name => name = Some(node),
-                Capture::Receiver => receiver = Some(node),
-                Capture::Implementor => implementor = Some(node),
-                Capture::Owner => owner = Some(node),
-                Capture::Doc => doc = Some(node),
-                Capture::Body => body = Some(node),
-                Capture::ScopeName => scope_name = Some(node),
-                Capture::ImportSource => source = Some(node),
-                Capture::ImportName => import_name = Some(node),
-                Capture::ImportAlias => alias = Some(node),
-                Capture::ImportWildcard => wildcard = true,
-                Capture::ImportTree => import_tree = Some(node),
-                Capture::PackageName => raw.package = raw.package.or(Some(node)),
-                Capture::Type => type_node = Some(node),
-                Capture::BindingName => binding_name = Some(node),
-                Capture::BindingType => binding_type = Some(node),
-                Capture::BindingValue => binding_value = Some(node),
-            }
-        }
-        let pattern = m.pattern_index;
-        match primary {
-            Some((Capture::Definition(kind), node)) => raw.defs.push(RawDef {
-                kind,
-                node,
-                name,
-                owner,
-                doc,
-                body,
-                type_node,
-                pattern,
-            }),
-            Some((Capture::Typed, node)) => {
-                if let Some(t) = type_node {
-                    raw.typed.push((node.id(), t));
-                }
-            }
-            Some((Capture::Binding, node)) => {
-                // A binding with neither type nor value still declares a local name (an
-                // untyped parameter, a plain assignment): it shadows outer names.
-                if let Some(name) = binding_name {
-                    raw.bindings.push(RawBinding {
-                        node,
-                        name,
-                        type_node: binding_type,
-                        value: binding_value,
-                    });
-                }
-            }
-            Some((Capture::Reference(kind), node)) => {
-                if let Some(name) = name.or(Some(node)) {
-                    raw.refs.push(RawRef {
-                        kind,
-                        name,
-                        receiver,
-                        implementor,
-                        pattern,
-                    });
-                }
-            }
-            Some((Capture::Scope, node)) => {
-                if let Some(name) = scope_name.or(name) {
-                    raw.scopes.push(RawScope { node, name });
-                }
-            }
-            Some((Capture::Import, node)) => {
-                let fixed_name = query
-                    .property_settings(pattern)
-                    .iter()
-                    .find(|p| &*p.key == "import.name")
-                    .and_then(|p| p.value.as_deref().map(str::to_string));
-                raw.imports.push(RawImport {
-                    node,
-                    source,
-                    name: import_name,
-                    alias,
-                    wildcard,
-                    tree: import_tree,
-                    fixed_name,
-                })
-            }
-            _ => {}
-        }
+        add_match(&mut raw, m, compiled, m.pattern_index);
     }
     dedup(&mut raw);
     raw
+}
+
+/// Runs both parts of a split query; `false` when the result may differ from the full query's.
+fn collect_split<'t>(tools: &mut Tools, tree: &'t Tree, text: &str) -> (Raw<'t>, bool) {
+    let Tools {
+        cursor,
+        root_cursor,
+        queries,
+        ..
+    } = tools;
+    let mut raw = Raw {
+        branches: queries.branch_patterns.as_ref().map(|_| Vec::new()),
+        ..Raw::default()
+    };
+    let mut exact = true;
+    let root = tree.root_node();
+    let main = &queries.main;
+    let mut matches = cursor.matches(&main.compiled.query, root, text.as_bytes());
+    while let Some(m) = matches.next() {
+        let local = m.pattern_index;
+        if queries
+            .branch_patterns
+            .as_ref()
+            .is_some_and(|r| r.contains(&local))
+        {
+            if let Some(branches) = raw.branches.as_mut() {
+                for c in m.captures() {
+                    branches.push((c.node.start_byte() as u32, c.node.end_byte() as u32));
+                }
+            }
+        } else if Some(local) == queries.root_sentinel {
+            exact &= m.captures().iter().all(|c| c.node.id() == root.id());
+        } else if let Some(Some(global)) = main.global.get(local) {
+            add_match(&mut raw, m, &main.compiled, *global);
+        }
+    }
+    exact &= !cursor.did_exceed_match_limit();
+    if let Some(part) = &queries.root {
+        let mut matches = root_cursor.matches(&part.compiled.query, root, text.as_bytes());
+        while let Some(m) = matches.next() {
+            if let Some(Some(global)) = part.global.get(m.pattern_index) {
+                add_match(&mut raw, m, &part.compiled, *global);
+            }
+        }
+        exact &= !root_cursor.did_exceed_match_limit();
+    }
+    dedup(&mut raw);
+    // Definitions sort by span; those with equal spans keep their match order, which is known
+    // within a part only.
+    exact &= raw
+        .defs
+        .chunk_by(|a, b| same_span(a.node, b.node))
+        .all(|group| {
+            group.len() < 2
+                || group
+                    .iter()
+                    .all(|d| queries.in_root[d.pattern] == queries.in_root[group[0].pattern])
+        });
+    (raw, exact)
+}
+
+fn same_span(a: Node<'_>, b: Node<'_>) -> bool {
+    a.start_byte() == b.start_byte() && a.end_byte() == b.end_byte()
+}
+
+/// Adds one match's item. `pattern` is its index in the language's full query.
+fn add_match<'t>(
+    raw: &mut Raw<'t>,
+    m: &QueryMatch<'_, 't>,
+    compiled: &CompiledQuery,
+    pattern: usize,
+) {
+    let table = &compiled.captures;
+    let mut primary: Option<(Capture, Node<'t>)> = None;
+    let mut name = None;
+    let mut receiver = None;
+    let mut implementor = None;
+    let mut owner = None;
+    let mut doc = None;
+    let mut body = None;
+    let mut scope_name = None;
+    let mut source = None;
+    let mut import_name = None;
+    let mut alias = None;
+    let mut wildcard = false;
+    let mut import_tree = None;
+    let mut type_node = None;
+    let mut binding_name = None;
+    let mut binding_type = None;
+    let mut binding_value = None;
+    for capture in m.captures() {
+        let Some(meaning) = table[capture.index as usize] else {
+            continue;
+        };
+        let node = capture.node;
+        match meaning {
+            Capture::Definition(_)
+            | Capture::Reference(_)
+            | Capture::Scope
+            | Capture::Binding
+            | Capture::Typed
+            | Capture::Import => {
+                primary = Some((meaning, node));
+            }
+            Capture::Name => name = Some(node),
+            Capture::Receiver => receiver = Some(node),
+            Capture::Implementor => implementor = Some(node),
+            Capture::Owner => owner = Some(node),
+            Capture::Doc => doc = Some(node),
+            Capture::Body => body = Some(node),
+            Capture::ScopeName => scope_name = Some(node),
+            Capture::ImportSource => source = Some(node),
+            Capture::ImportName => import_name = Some(node),
+            Capture::ImportAlias => alias = Some(node),
+            Capture::ImportWildcard => wildcard = true,
+            Capture::ImportTree => import_tree = Some(node),
+            Capture::PackageName => raw.package = raw.package.or(Some(node)),
+            Capture::Type => type_node = Some(node),
+            Capture::BindingName => binding_name = Some(node),
+            Capture::BindingType => binding_type = Some(node),
+            Capture::BindingValue => binding_value = Some(node),
+        }
+    }
+    match primary {
+        Some((Capture::Definition(kind), node)) => raw.defs.push(RawDef {
+            kind,
+            node,
+            name,
+            owner,
+            doc,
+            body,
+            type_node,
+            pattern,
+        }),
+        Some((Capture::Typed, node)) => {
+            if let Some(t) = type_node {
+                raw.typed.push((node.id(), t));
+            }
+        }
+        Some((Capture::Binding, node)) => {
+            // A binding with neither type nor value still declares a local name (an
+            // untyped parameter, a plain assignment): it shadows outer names.
+            if let Some(name) = binding_name {
+                raw.bindings.push(RawBinding {
+                    node,
+                    name,
+                    type_node: binding_type,
+                    value: binding_value,
+                });
+            }
+        }
+        Some((Capture::Reference(kind), node)) => {
+            if let Some(name) = name.or(Some(node)) {
+                raw.refs.push(RawRef {
+                    kind,
+                    name,
+                    receiver,
+                    implementor,
+                    pattern,
+                });
+            }
+        }
+        Some((Capture::Scope, node)) => {
+            if let Some(name) = scope_name.or(name) {
+                raw.scopes.push(RawScope { node, name });
+            }
+        }
+        Some((Capture::Import, node)) => {
+            let fixed_name = compiled
+                .query
+                .property_settings(m.pattern_index)
+                .iter()
+                .find(|p| &*p.key == "import.name")
+                .and_then(|p| p.value.as_deref().map(str::to_string));
+            raw.imports.push(RawImport {
+                node,
+                source,
+                name: import_name,
+                alias,
+                wildcard,
+                tree: import_tree,
+                fixed_name,
+            })
+        }
+        _ => {}
+    }
 }
 
 fn dedup(raw: &mut Raw<'_>) {

@@ -1,7 +1,8 @@
-//! Pure extraction: `(language, text)` → [`FileFacts`]. Runs the language's query once over the
-//! tree, then derives containment, qualified scope paths, kinds, visibility, modifiers, docs,
-//! signatures and complexity from the captures and the manifest's rules. Never fails: broken code
-//! yields partial facts plus diagnostics. No file system, no database.
+//! Pure extraction: `(language, text)` → [`FileFacts`]. Runs the language's query over the tree
+//! (in two parts, see `cache.rs`), then derives containment, qualified scope paths, kinds,
+//! visibility, modifiers, docs, signatures and complexity from the captures and the manifest's
+//! rules. Never fails: broken code yields partial facts plus diagnostics. No file system, no
+//! database.
 
 mod assemble;
 mod cache;
@@ -27,6 +28,25 @@ pub fn extract_with(
     path: &str,
     text: &str,
     limits: &ParseLimits,
+) -> FileFacts {
+    extract_inner(language, path, text, limits, false)
+}
+
+/// [`extract`] with the language's whole query in one cursor and a walk of every callable for
+/// complexity: what extraction is defined by, and what [`extract`] (a split query, branch nodes
+/// from the query) must reproduce exactly. For tests.
+#[doc(hidden)]
+pub fn extract_reference(language: &Language, path: &str, text: &str) -> FileFacts {
+    extract_inner(language, path, text, &ParseLimits::default(), true)
+}
+
+/// `reference`: see [`extract_reference`].
+fn extract_inner(
+    language: &Language,
+    path: &str,
+    text: &str,
+    limits: &ParseLimits,
+    reference: bool,
 ) -> FileFacts {
     let mut facts = FileFacts {
         line_count: text::line_count(text),
@@ -60,7 +80,7 @@ pub fn extract_with(
                 line: 1,
             }),
             Some(tree) => {
-                let raw = collect::collect(tools, &tree, text);
+                let raw = collect::collect(language, tools, &tree, text, reference);
                 assemble::assemble(language, tools, path, text, &tree, raw, &mut facts);
                 assemble::prune_local_references(
                     &mut facts,
@@ -71,4 +91,49 @@ pub fn extract_with(
         },
     });
     facts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Where the split query cannot tell the full query's order (a root-pattern definition with
+    /// the span of another definition) or ranges cannot tell nesting (a callable that is itself a
+    /// branch node), extraction still gives the full query's result.
+    #[test]
+    fn ambiguous_files_fall_back_to_the_full_query() {
+        let mut registry = sextant_lang::Registry::default();
+        let tags = "(module (expression_statement (identifier) @name) @definition.variable)\n\
+                    (expression_statement (identifier) @name @definition.function)\n\
+                    (if_statement condition: (identifier) @name) @definition.function\n\
+                    (function_definition name: (identifier) @name) @definition.function\n";
+        registry
+            .add_folders(&[(
+                "toy",
+                &[
+                    (
+                        "language.toml",
+                        "id='toy'\nname='Toy'\ngrammar='python'\nseparator='.'\n\
+                         [complexity]\nnodes=['if_statement', 'while_statement']\n",
+                    ),
+                    ("tags.scm", tags),
+                ],
+            )])
+            .unwrap();
+        let language = registry.get("toy").unwrap();
+        let limits = ParseLimits::default();
+        // The first has both; the second only the callable `if`.
+        for text in [
+            "x\ny\ndef f():\n    if a:\n        while b:\n            pass\n    z\n",
+            "def f():\n    if a:\n        while b:\n            pass\n",
+        ] {
+            let fast = extract_inner(language, "toy.py", text, &limits, false);
+            let full = extract_inner(language, "toy.py", text, &limits, true);
+            assert_eq!(fast, full);
+            let f = fast.definitions.iter().find(|d| d.name == "f").unwrap();
+            assert_eq!(f.complexity, Some(1), "the if is a callable of its own");
+            let a = fast.definitions.iter().find(|d| d.name == "a").unwrap();
+            assert_eq!(a.complexity, Some(3));
+        }
+    }
 }

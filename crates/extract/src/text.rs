@@ -15,6 +15,10 @@ fn memchr_count(bytes: &[u8], needle: u8) -> usize {
 
 /// Collapses runs of whitespace to one space, trims, and caps the length (on a char boundary).
 pub(crate) fn collapse(text: &str, max: usize) -> String {
+    // Most texts (names) are short and have no whitespace: they come out as they are.
+    if text.len() <= max && !text.chars().any(char::is_whitespace) {
+        return text.to_string();
+    }
     let mut out = String::with_capacity(text.len().min(max + 4));
     let mut space = false;
     for c in text.chars() {
@@ -133,6 +137,8 @@ mod tests {
     fn helpers() {
         assert_eq!(collapse("fn  f(\n   a: u8)\t", 100), "fn f( a: u8)");
         assert_eq!(collapse("abcdef", 3), "abc…");
+        assert_eq!(collapse("abc", 3), "abc");
+        assert_eq!(collapse("ab\u{a0}c", 9), "ab c");
         assert_eq!(clean_doc("/// One.\n/// Two."), "One.\nTwo.");
         assert_eq!(clean_doc("/**\n * Hello\n * world\n */"), "Hello\nworld");
         assert_eq!(

@@ -198,3 +198,38 @@ fn every_language_fixture_matches_its_snapshot() {
     }
     assert!(checked >= 1);
 }
+
+/// The split query (root patterns apart, branch nodes captured by the query; see the extractor's
+/// `cache.rs`) extracts exactly what the language's whole query does: every fixture, and
+/// truncated copies of each (broken code, error recovery).
+#[test]
+fn every_fixture_extracts_as_with_the_whole_query() {
+    let registry = registry_from_disk();
+    let mut checked = 0;
+    for language in registry.languages() {
+        let Ok(entries) = std::fs::read_dir(languages_dir().join(language.id()).join("fixtures"))
+        else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            for cut in (1..=8).map(|k| text.len() * k / 8) {
+                let Some(text) = text.get(..cut) else {
+                    continue;
+                };
+                assert_eq!(
+                    sextant_extract::extract(language, &name, text),
+                    sextant_extract::extract_reference(language, &name, text),
+                    "{}/{name} cut at byte {cut}",
+                    language.id()
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "{checked}");
+}

@@ -6,6 +6,7 @@
 mod captures;
 mod grammar;
 mod manifest;
+mod patterns;
 mod registry;
 
 pub use captures::{Capture, CaptureError, validate_capture};
@@ -14,4 +15,5 @@ pub use manifest::{
     ComplexityRules, DefinitionRules, DocRules, ImportRules, Manifest, ModifierRules, ModuleStyle,
     VisibilityRules,
 };
+pub use patterns::{capture_names, pattern_ranges, root_node_kind};
 pub use registry::{CompiledQuery, Language, LoadError, Registry};

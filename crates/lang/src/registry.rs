@@ -37,8 +37,7 @@ pub struct Language {
     pub file_definition: Option<NodeKind>,
 }
 
-/// A compiled query with its capture table. Compile one per worker thread: sharing a `Query`
-/// across threads makes regex predicates contend.
+/// A compiled query with its capture table.
 #[derive(Debug)]
 pub struct CompiledQuery {
     pub query: Query,
@@ -54,12 +53,18 @@ impl Language {
 
     /// Compiles the query and checks every capture name.
     pub fn compile(&self) -> Result<CompiledQuery, LoadError> {
+        self.compile_source(&self.query_source)
+    }
+
+    /// Compiles other query text against this language's grammar (part of its query, say) and
+    /// checks every capture name, like [`Language::compile`].
+    pub fn compile_source(&self, source: &str) -> Result<CompiledQuery, LoadError> {
         let err = |message: String| LoadError {
             language: self.manifest.id.clone(),
             file: self.manifest.queries.join("+"),
             message,
         };
-        let query = Query::new(&self.grammar, &self.query_source).map_err(|e| {
+        let query = Query::new(&self.grammar, source).map_err(|e| {
             err(format!(
                 "query does not compile at row {} column {}: {:?} {}",
                 e.row + 1,
