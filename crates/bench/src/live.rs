@@ -1,8 +1,10 @@
 //! `sextant-bench live`: edit → visible latency of the live index (issue 5). Opens the live
 //! index of an indexed repository, then for each of N files (picked deterministically among the
-//! indexed ones) appends a small function, calls `LiveIndex::update` with that path and times it
-//! until the new generation is published (a query sees it from then on), then restores the file
-//! and updates again (timed too). Reports p50/p95/max over all updates and the phases.
+//! indexed ones) appends a small function (or, with `body`, inserts a comment line in the middle of
+//! the file: what it defines stays, the spans after it move), calls `LiveIndex::update` with that
+//! path and times it until the new generation is published (a query sees it from then on), then
+//! restores the file and updates again (timed too). Reports p50/p95/max over all updates, the
+//! phases, and how many updates patched the resolver rather than rebuilding it.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -29,7 +31,46 @@ fn edit(path: &str, text: &str, i: usize) -> Option<String> {
     Some(format!("{text}{add}"))
 }
 
-pub fn run(repo: &Path, edits: usize) -> Result<Value> {
+/// A comment line inserted before the middle line of the file that starts a statement inside a
+/// block (indented), or appended when there is none.
+fn body_edit(path: &str, text: &str, i: usize) -> Option<String> {
+    let ext = path.rsplit('.').next()?;
+    let comment = match ext {
+        "py" => "#",
+        "rs" | "ts" | "js" | "tsx" | "jsx" | "go" | "c" | "h" => "//",
+        _ => return None,
+    };
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let starts_statement = |l: &str| {
+        let t = l.trim_start();
+        l.len() > t.len()
+            && t.chars().next().is_some_and(|c| c.is_alphabetic())
+            && !l.trim_end().ends_with('\\')
+    };
+    let middle = lines.len() / 2;
+    let at = (middle..lines.len())
+        .chain(0..middle)
+        .find(|&k| starts_statement(lines[k]) && k > 0 && !lines[k - 1].trim_end().ends_with('\\'));
+    let mut out = String::with_capacity(text.len() + 40);
+    match at {
+        Some(k) => {
+            let indent = &lines[k][..lines[k].len() - lines[k].trim_start().len()];
+            for (n, l) in lines.iter().enumerate() {
+                if n == k {
+                    out.push_str(&format!("{indent}{comment} sextant bench edit {i}\n"));
+                }
+                out.push_str(l);
+            }
+        }
+        None => {
+            out.push_str(text);
+            out.push_str(&format!("\n{comment} sextant bench edit {i}\n"));
+        }
+    }
+    Some(out)
+}
+
+pub fn run(repo: &Path, edits: usize, body: bool) -> Result<Value> {
     let root = repo.canonicalize().context("repository path")?;
     let t = Instant::now();
     let mut live = LiveIndex::open(&root, &IndexOptions::default())?;
@@ -46,10 +87,16 @@ pub fn run(repo: &Path, edits: usize) -> Result<Value> {
     let mut phases: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
     let mut resolved = Vec::new();
     let mut written = Vec::new();
+    let mut patched = 0usize;
     for (i, path) in paths.iter().step_by(step).take(edits).enumerate() {
         let abs = root.join(path);
         let original = std::fs::read_to_string(&abs).with_context(|| path.clone())?;
-        let Some(edited) = edit(path, &original, i) else {
+        let edited = if body {
+            body_edit(path, &original, i)
+        } else {
+            edit(path, &original, i)
+        };
+        let Some(edited) = edited else {
             continue;
         };
         std::fs::write(&abs, &edited)?;
@@ -59,6 +106,7 @@ pub fn run(repo: &Path, edits: usize) -> Result<Value> {
         std::fs::write(&abs, &original)?;
         let u = u?;
         timings.push(path, ms);
+        patched += usize::from(u.resolver_patched);
         resolved.push(u.files_resolved as f64);
         written.push(u.sets_written as f64);
         for (name, s) in &u.phases {
@@ -76,7 +124,9 @@ pub fn run(repo: &Path, edits: usize) -> Result<Value> {
         "repo": root.display().to_string(),
         "files": live.file_count(),
         "open_ms": (open_ms * 10.0).round() / 10.0,
+        "kind": if body { "body" } else { "define" },
         "edit_to_visible": timings.summary(),
+        "updates_patched": patched,
         "restore_to_visible": restore.summary(),
         "median_files_resolved": median(&mut resolved),
         "median_sets_written": median(&mut written),

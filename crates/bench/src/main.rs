@@ -92,8 +92,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Edit → visible latency of the live index: append a function to N files one at a time,
-    /// update, restore (the repository must be indexed; files are restored afterwards).
+    /// Edit → visible latency of the live index: edit N files one at a time, update, restore
+    /// (the repository must be indexed; files are restored afterwards).
     Live {
         /// The indexed repository root.
         #[arg(long, value_name = "PATH")]
@@ -101,6 +101,10 @@ enum Command {
         /// How many files to edit.
         #[arg(long, default_value_t = 100)]
         edits: usize,
+        /// `define`: append a function (the file's definitions change); `body`: insert a
+        /// comment line in the middle of the file (what it defines stays; spans move).
+        #[arg(long, default_value = "define", value_parser = ["define", "body"])]
+        kind: String,
         /// Machine-readable JSON output.
         #[arg(long)]
         json: bool,
@@ -222,8 +226,13 @@ fn run(cli: Cli) -> Result<()> {
             })?;
             emit(json, &report, mcp::write_human)
         }
-        Command::Live { repo, edits, json } => {
-            let report = live::run(&repo, edits)?;
+        Command::Live {
+            repo,
+            edits,
+            kind,
+            json,
+        } => {
+            let report = live::run(&repo, edits, kind == "body")?;
             let mut out = std::io::stdout().lock();
             if json {
                 writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;

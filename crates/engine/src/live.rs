@@ -84,6 +84,9 @@ pub struct LiveUpdate {
     /// Edge sets written (the rest are shared with the previous generation).
     pub sets_written: u64,
     pub references_resolved: u64,
+    /// The resolver's tables were patched in place (every changed file kept its shape) rather
+    /// than rebuilt.
+    pub resolver_patched: bool,
     pub wall_seconds: f64,
     /// Seconds per phase.
     pub phases: Vec<(String, f64)>,
@@ -114,6 +117,247 @@ pub struct LiveIndex {
     git: Option<sextant_git::OpenRepo>,
     /// The database, kept open between updates.
     store: Option<Store>,
+    /// The resolver over `files`, kept between updates: an edit that keeps a file's shape
+    /// (its definitions, imports and inheritance clauses) patches it instead of rebuilding.
+    resolver: Option<ResolverState>,
+}
+
+/// A resolver built over the live files, with what it was built from.
+struct ResolverState {
+    resolver: resolve::Resolver,
+    /// Ids of the inheritance and implementation clauses (resolved before the other references).
+    inherit_ids: FxHashSet<i64>,
+}
+
+/// A resolver for the current files and the edges it derives globally, per file: import edges,
+/// inheritance results and overrides.
+struct Built {
+    state: ResolverState,
+    global: FxHashMap<i64, (Vec<resolve::Edge>, Vec<resolve::Unresolved>)>,
+    /// (derived, base) pairs of the inheritance edges in `global`.
+    new_inherits: Vec<(i64, i64)>,
+    /// The resolver was patched, not rebuilt.
+    patched: bool,
+}
+
+/// Builds the resolver's tables from memory, in path order (as the full pipeline feeds them),
+/// and resolves imports, out-of-line members, inheritance and overrides.
+fn build_resolver(
+    files: &BTreeMap<String, LiveFile>,
+    rules: &[resolve::LangRules],
+    npm_packages: &[(String, String)],
+    phases: &mut Vec<(String, f64)>,
+) -> Built {
+    let mut last = Instant::now();
+    let mut mark = |name: &str, phases: &mut Vec<(String, f64)>| {
+        phases.push((name.to_string(), last.elapsed().as_secs_f64()));
+        last = Instant::now();
+    };
+    let mut r_files = Vec::with_capacity(files.len());
+    let mut r_symbols = Vec::new();
+    let mut r_bindings = Vec::new();
+    let mut r_imports = Vec::new();
+    let mut r_inherit = Vec::new();
+    let mut node_file: FxHashMap<i64, i64> = FxHashMap::default();
+    for f in files.values() {
+        r_files.push(f.ctx.clone());
+        node_file.insert(f.ctx.node, f.ctx.id);
+        for s in &f.symbols {
+            node_file.insert(s.id, s.file);
+        }
+        r_symbols.extend(f.symbols.iter().cloned());
+        r_bindings.extend(f.bindings.iter().cloned());
+        r_imports.extend(f.imports.iter().cloned());
+        r_inherit.extend(
+            f.refs
+                .iter()
+                .filter(|r| matches!(r.kind, RefKind::Inherit | RefKind::Implement))
+                .cloned(),
+        );
+    }
+    mark("resolver.flatten", phases);
+    let resolver = resolve::Resolver::new(r_files, r_symbols, rules.to_vec());
+    mark("resolver.new", phases);
+    let mut resolver = resolver
+        .with_bindings(r_bindings)
+        .with_packages(npm_packages.to_vec());
+    mark("resolver.bindings", phases);
+    let import_edges = resolver.resolve_imports(&r_imports);
+    mark("resolver.imports", phases);
+    resolver.link_out_of_line_members();
+    let inherited = resolver.resolve_inheritance(&r_inherit);
+    mark("resolver.inheritance", phases);
+    let overrides = resolver.overrides();
+    mark("resolver.overrides", phases);
+
+    let mut global: FxHashMap<i64, (Vec<resolve::Edge>, Vec<resolve::Unresolved>)> =
+        FxHashMap::default();
+    let imp_file: FxHashMap<i64, i64> = r_imports.iter().map(|i| (i.id, i.file)).collect();
+    for e in import_edges {
+        if let Some(&f) = e.import_id.and_then(|i| imp_file.get(&i)) {
+            global.entry(f).or_default().0.push(e);
+        }
+    }
+    let inherit_file: FxHashMap<i64, i64> = r_inherit.iter().map(|r| (r.id, r.file)).collect();
+    let mut new_inherits: Vec<(i64, i64)> = Vec::new();
+    for (ref_id, resolution) in inherited {
+        let Some(&f) = inherit_file.get(&ref_id) else {
+            continue;
+        };
+        let slot = global.entry(f).or_default();
+        match resolution {
+            resolve::Resolution::Edges(edges) => {
+                for e in &edges {
+                    new_inherits.push((e.src, e.dst));
+                }
+                slot.0.extend(edges);
+            }
+            resolve::Resolution::Unresolved(u) => slot.1.push(u),
+        }
+    }
+    for e in overrides {
+        if let Some(&f) = node_file.get(&e.src) {
+            global.entry(f).or_default().0.push(e);
+        }
+    }
+    let inherit_ids = inherit_file.keys().copied().collect();
+    // Freeing hundreds of thousands of strings takes longer than building the answer.
+    std::thread::spawn(move || drop((r_imports, r_inherit, node_file)));
+    Built {
+        state: ResolverState {
+            resolver,
+            inherit_ids,
+        },
+        global,
+        new_inherits,
+        patched: false,
+    }
+}
+
+/// Two lists of the same length whose items pair up under `same`.
+fn pairwise<T>(a: &[T], b: &[T], same: impl Fn(&T, &T) -> bool) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y))
+}
+
+/// Patches `state` for the files in `fresh` when each is a new version of the same shape as the
+/// one it replaces (see `resolve::Resolver::replace_file_same_shape`; imports and inheritance
+/// clauses are checked here), and derives the global edges by renaming ids in the previous ones.
+/// `None` when any file changed shape (the state is then dropped: the caller rebuilds).
+fn patch_resolver(
+    mut state: ResolverState,
+    olds: &FxHashMap<String, LiveFile>,
+    files: &BTreeMap<String, LiveFile>,
+    fresh: &FxHashSet<i64>,
+) -> Option<Built> {
+    let is_inherit = |r: &&resolve::Ref| matches!(r.kind, RefKind::Inherit | RefKind::Implement);
+    let mut nodes: FxHashMap<i64, i64> = FxHashMap::default();
+    let mut refs: FxHashMap<i64, i64> = FxHashMap::default();
+    let mut imports: FxHashMap<i64, i64> = FxHashMap::default();
+    let mut pairs: Vec<(&LiveFile, &LiveFile)> = Vec::new();
+    for f in files.values().filter(|f| fresh.contains(&f.ctx.id)) {
+        let old = olds.get(&f.ctx.path)?;
+        if old.symbols.len() != f.symbols.len() {
+            return None;
+        }
+        let mut map: FxHashMap<i64, i64> = FxHashMap::default();
+        map.insert(old.ctx.node, f.ctx.node);
+        for (o, n) in old.symbols.iter().zip(&f.symbols) {
+            map.insert(o.id, n.id);
+        }
+        let node = |id: i64| map.get(&id).copied().unwrap_or(id);
+        if !pairwise(&old.imports, &f.imports, |o, n| {
+            node(o.src) == n.src
+                && o.source == n.source
+                && o.name == n.name
+                && o.alias == n.alias
+                && o.wildcard == n.wildcard
+        }) {
+            return None;
+        }
+        let old_inherits: Vec<&resolve::Ref> = old.refs.iter().filter(is_inherit).collect();
+        let new_inherits: Vec<&resolve::Ref> = f.refs.iter().filter(is_inherit).collect();
+        if !pairwise(&old_inherits, &new_inherits, |o, n| {
+            node(o.src) == n.src
+                && o.kind == n.kind
+                && o.name == n.name
+                && o.receiver == n.receiver
+                && o.implementor == n.implementor
+        }) {
+            return None;
+        }
+        for (o, n) in old_inherits.iter().zip(&new_inherits) {
+            refs.insert(o.id, n.id);
+        }
+        for (o, n) in old.imports.iter().zip(&f.imports) {
+            imports.insert(o.id, n.id);
+        }
+        pairs.push((old, f));
+    }
+    for (old, f) in pairs {
+        let map = state
+            .resolver
+            .replace_file_same_shape(
+                old.ctx.id,
+                f.ctx.clone(),
+                f.symbols.clone(),
+                f.bindings.clone(),
+            )
+            .ok()?;
+        nodes.extend(map);
+    }
+    // The global edges of every file as they were, with ids renamed.
+    let old_inherit_ids = std::mem::take(&mut state.inherit_ids);
+    let mut global: FxHashMap<i64, (Vec<resolve::Edge>, Vec<resolve::Unresolved>)> =
+        FxHashMap::default();
+    let mut new_inherits: Vec<(i64, i64)> = Vec::new();
+    let node = |id: i64| nodes.get(&id).copied().unwrap_or(id);
+    for f in files.values() {
+        let was = if fresh.contains(&f.ctx.id) {
+            olds.get(&f.ctx.path)?
+        } else {
+            f
+        };
+        let mut edges: Vec<resolve::Edge> = Vec::new();
+        for e in &was.edges {
+            let derived =
+                e.import_id.is_some() || e.ref_id.is_none_or(|r| old_inherit_ids.contains(&r));
+            if !derived {
+                continue;
+            }
+            let mut e = e.clone();
+            e.src = node(e.src);
+            e.dst = node(e.dst);
+            e.ref_id = e.ref_id.map(|r| refs.get(&r).copied().unwrap_or(r));
+            e.import_id = e.import_id.map(|i| imports.get(&i).copied().unwrap_or(i));
+            if matches!(e.kind, EdgeKind::Inherits | EdgeKind::Implements) {
+                new_inherits.push((e.src, e.dst));
+            }
+            edges.push(e);
+        }
+        let unresolved: Vec<resolve::Unresolved> = was
+            .unresolved
+            .iter()
+            .filter(|u| old_inherit_ids.contains(&u.ref_id))
+            .map(|u| {
+                let mut u = u.clone();
+                u.ref_id = refs.get(&u.ref_id).copied().unwrap_or(u.ref_id);
+                u
+            })
+            .collect();
+        if !edges.is_empty() || !unresolved.is_empty() {
+            global.insert(f.ctx.id, (edges, unresolved));
+        }
+    }
+    state.inherit_ids = old_inherit_ids
+        .into_iter()
+        .map(|r| refs.get(&r).copied().unwrap_or(r))
+        .collect();
+    Some(Built {
+        state,
+        global,
+        new_inherits,
+        patched: true,
+    })
 }
 
 /// Rule names are a closed set of static strings in the resolver; stored ones are mapped back.
@@ -195,6 +439,7 @@ impl LiveIndex {
             head_blobs: Default::default(),
             git: None,
             store: None,
+            resolver: None,
         };
         live.reload()?;
         Ok(live)
@@ -234,6 +479,9 @@ impl LiveIndex {
 
     /// Reads the active generation into memory.
     fn reload(&mut self) -> Result<()> {
+        if let Some(state) = self.resolver.take() {
+            std::thread::spawn(move || drop(state));
+        }
         let store = Store::open(&self.data.db())?;
         let generation = store.active_generation_id()?;
         let info = store
@@ -390,6 +638,13 @@ impl LiveIndex {
         } else {
             Default::default()
         };
+        let built = build_resolver(
+            &self.files,
+            &self.book.rules,
+            &self.npm_packages,
+            &mut Vec::new(),
+        );
+        self.resolver = Some(built.state);
         Ok(())
     }
 
@@ -663,6 +918,7 @@ impl LiveIndex {
         let mut old_classes: Vec<i64> = Vec::new();
         let mut replaced: Vec<String> = deleted.clone();
         replaced.extend(new_files.iter().map(|(p, ..)| p.clone()));
+        let mut olds: FxHashMap<String, LiveFile> = FxHashMap::default();
         for path in &replaced {
             if let Some(old) = self.files.remove(path) {
                 old_nodes.insert(old.ctx.node);
@@ -673,6 +929,7 @@ impl LiveIndex {
                         old_classes.push(s.id);
                     }
                 }
+                olds.insert(path.clone(), old);
             }
         }
         let mut by_file: FxHashMap<i64, LiveFile> = FxHashMap::default();
@@ -726,76 +983,38 @@ impl LiveIndex {
         }
         mark("apply", &mut phases);
 
-        // Resolver tables from memory, in path order (as the full pipeline feeds them).
-        let mut r_files = Vec::with_capacity(self.files.len());
-        let mut r_symbols = Vec::new();
-        let mut r_bindings = Vec::new();
-        let mut r_imports = Vec::new();
-        let mut r_inherit = Vec::new();
-        let mut node_file: FxHashMap<i64, i64> = FxHashMap::default();
-        for f in self.files.values() {
-            r_files.push(f.ctx.clone());
-            node_file.insert(f.ctx.node, f.ctx.id);
-            for s in &f.symbols {
-                node_file.insert(s.id, s.file);
+        // The resolver: patched when every changed file kept its shape, else rebuilt.
+        let patched = match self.resolver.take() {
+            Some(state) if update.files_added == 0 && update.files_deleted == 0 => {
+                patch_resolver(state, &olds, &self.files, &fresh)
             }
-            r_symbols.extend(f.symbols.iter().cloned());
-            r_bindings.extend(f.bindings.iter().cloned());
-            r_imports.extend(f.imports.iter().cloned());
-            r_inherit.extend(
-                f.refs
-                    .iter()
-                    .filter(|r| matches!(r.kind, RefKind::Inherit | RefKind::Implement))
-                    .cloned(),
-            );
-        }
-        mark("resolver.flatten", &mut phases);
-        let resolver = resolve::Resolver::new(r_files, r_symbols, self.book.rules.clone());
-        mark("resolver.new", &mut phases);
-        let mut resolver = resolver
-            .with_bindings(r_bindings)
-            .with_packages(self.npm_packages.clone());
-        mark("resolver.bindings", &mut phases);
-        let import_edges = resolver.resolve_imports(&r_imports);
-        mark("resolver.imports", &mut phases);
-        resolver.link_out_of_line_members();
-        let inherited = resolver.resolve_inheritance(&r_inherit);
-        mark("resolver.inheritance", &mut phases);
-        let overrides = resolver.overrides();
-        mark("resolver.overrides", &mut phases);
-
-        // Per file: import edges, inheritance results, overrides (all recomputed), grouped.
-        let mut global: FxHashMap<i64, (Vec<resolve::Edge>, Vec<resolve::Unresolved>)> =
-            FxHashMap::default();
-        let imp_file: FxHashMap<i64, i64> = r_imports.iter().map(|i| (i.id, i.file)).collect();
-        for e in import_edges {
-            if let Some(&f) = e.import_id.and_then(|i| imp_file.get(&i)) {
-                global.entry(f).or_default().0.push(e);
+            Some(state) => {
+                std::thread::spawn(move || drop(state));
+                None
             }
-        }
-        let inherit_file: FxHashMap<i64, i64> = r_inherit.iter().map(|r| (r.id, r.file)).collect();
-        let inherit_ids: FxHashSet<i64> = inherit_file.keys().copied().collect();
-        let mut new_inherits: Vec<(i64, i64)> = Vec::new();
-        for (ref_id, resolution) in inherited {
-            let Some(&f) = inherit_file.get(&ref_id) else {
-                continue;
-            };
-            let slot = global.entry(f).or_default();
-            match resolution {
-                resolve::Resolution::Edges(edges) => {
-                    for e in &edges {
-                        new_inherits.push((e.src, e.dst));
-                    }
-                    slot.0.extend(edges);
-                }
-                resolve::Resolution::Unresolved(u) => slot.1.push(u),
-            }
-        }
-        for e in overrides {
-            if let Some(&f) = node_file.get(&e.src) {
-                global.entry(f).or_default().0.push(e);
-            }
-        }
+            None => None,
+        };
+        let mut rebuild_phases: Vec<(String, f64)> = Vec::new();
+        let Built {
+            state,
+            mut global,
+            new_inherits,
+            patched,
+        } = match patched {
+            Some(built) => built,
+            None => build_resolver(
+                &self.files,
+                &self.book.rules,
+                &self.npm_packages,
+                &mut rebuild_phases,
+            ),
+        };
+        update.resolver_patched = patched;
+        // The whole step, then (after a rebuild) its parts.
+        mark("resolver", &mut phases);
+        phases.extend(rebuild_phases);
+        let inherit_ids = &state.inherit_ids;
+        let resolver = &state.resolver;
 
         // The files this change can affect.
         let mut affected: FxHashSet<i64> = fresh.clone();
@@ -847,7 +1066,7 @@ impl LiveIndex {
         while let Some(c) = roots.pop() {
             for &d in derived.get(&c).into_iter().flatten() {
                 if seen.insert(d) {
-                    if let Some(&f) = node_file.get(&d) {
+                    if let Some(f) = resolver.file_of(d) {
                         affected.insert(f);
                     }
                     roots.push(d);
@@ -862,7 +1081,7 @@ impl LiveIndex {
             .values()
             .filter(|f| affected.contains(&f.ctx.id))
             .collect();
-        let resolver_ref = &resolver;
+        let resolver_ref = resolver;
         let resolved: Vec<(i64, Vec<resolve::Edge>, Vec<resolve::Unresolved>)> = affected_files
             .par_iter()
             .map(|f| {
@@ -1022,9 +1241,9 @@ impl LiveIndex {
         self.store = Some(store);
         update.summary = Some(summary);
         update.phases = phases;
-        // Freeing the resolver's tables (hundreds of thousands of strings) takes longer than
-        // building the answer; it happens off the caller's path.
-        std::thread::spawn(move || drop((resolver, r_imports, r_inherit, node_file)));
+        self.resolver = Some(state);
+        // Freeing the replaced versions' facts happens off the caller's path.
+        std::thread::spawn(move || drop(olds));
         update.wall_seconds = started.elapsed().as_secs_f64();
         Ok(update)
     }

@@ -114,6 +114,39 @@ fn python_module(rng: &mut Rng, existing: &[String]) -> String {
     out
 }
 
+/// The same module with new function and method bodies: every definition, import and base class
+/// stays (the live index patches its resolver in place for such an edit).
+fn body_edit(rng: &mut Rng, text: &str) -> String {
+    let mut out = String::new();
+    let mut in_body: Option<usize> = None;
+    for line in text.lines() {
+        let indent = line.len() - line.trim_start().len();
+        let body = !line.trim().is_empty()
+            && (indent == 8 || (indent == 4 && !line.trim_start().starts_with("def ")));
+        if body {
+            if in_body != Some(indent) {
+                in_body = Some(indent);
+                let pad = " ".repeat(indent);
+                for _ in 0..1 + rng.below(2) {
+                    let stmt = match rng.below(5) {
+                        0 if indent == 8 => format!("self.{}()", rng.pick(FUNCS)),
+                        1 => format!("y = {}()\n{pad}y.{}()", rng.pick(CLASSES), rng.pick(FUNCS)),
+                        2 => format!("alias_{}()", rng.below(3)),
+                        3 => "pass".to_string(),
+                        _ => format!("{}()", rng.pick(FUNCS)),
+                    };
+                    out.push_str(&format!("{pad}{stmt}\n"));
+                }
+            }
+            continue;
+        }
+        in_body = None;
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
 fn write(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -179,7 +212,14 @@ fn run_sequence(seed: u64, steps: usize) {
     let mut branch = 0;
     for step in 0..steps {
         let mut changed: Vec<PathBuf> = Vec::new();
-        let what = match rng.below(10) {
+        let what = match rng.below(12) {
+            10 | 11 => {
+                let m = present[rng.below(present.len())].clone();
+                let text = std::fs::read_to_string(root.join(&m)).unwrap();
+                write(&root, &m, &body_edit(&mut rng, &text));
+                changed.push(root.join(&m));
+                format!("body edit {m}")
+            }
             0..=3 => {
                 let m = present[rng.below(present.len())].clone();
                 let others: Vec<String> = present.iter().filter(|p| **p != m).cloned().collect();
@@ -265,8 +305,15 @@ fn run_sequence(seed: u64, steps: usize) {
                 "branch switch".to_string()
             }
         };
-        live.update(&changed)
+        let u = live
+            .update(&changed)
             .unwrap_or_else(|e| panic!("seed {seed} step {step} ({what}): {e}"));
+        if what.starts_with("body edit") && u.generation.is_some() {
+            assert!(
+                u.resolver_patched,
+                "seed {seed} step {step} ({what}): not patched: {u:?}"
+            );
+        }
         check_equal(
             home.path(),
             &root,
@@ -305,14 +352,70 @@ fn an_edit_publishes_a_generation_that_shares_untouched_edge_sets() {
     // Only c.py is resolved again and only its set is written.
     assert_eq!(u.files_resolved, 1, "{u:?}");
     assert_eq!(u.sets_written, 1, "{u:?}");
+    // A body-only edit keeps the file's shape: the resolver is patched, not rebuilt.
+    assert!(u.resolver_patched, "{u:?}");
+    check_equal(home.path(), &root, "body edit of c.py");
+    // The same for a file others point into: b.py's edge into f follows f's new id.
+    write(
+        &root,
+        "a.py",
+        "def f():\n    g()\n    g()\n\ndef g():\n    f()\n",
+    );
+    let u = live.update(&[root.join("a.py")]).unwrap();
+    assert!(u.resolver_patched, "{u:?}");
+    check_equal(home.path(), &root, "body edit of a.py");
     // An edit that renames f: b.py's reference is affected and its set rewritten.
     write(&root, "a.py", "def f2():\n    g()\n\ndef g():\n    pass\n");
     let u = live.update(&[root.join("a.py")]).unwrap();
     assert!(u.files_resolved >= 2, "{u:?}");
+    assert!(!u.resolver_patched, "{u:?}");
     check_equal(home.path(), &root, "rename f");
     // Nothing changed: nothing published.
     let u = live.update(&[root.join("a.py")]).unwrap();
     assert_eq!(u.generation, None);
+}
+
+#[test]
+fn body_edits_across_a_hierarchy_patch_the_resolver_and_equal_a_full_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    write(
+        &root,
+        "base.py",
+        "class Base:\n    def run(self):\n        pass\n",
+    );
+    write(
+        &root,
+        "child.py",
+        "from base import Base\n\nclass Child(Base):\n    def go(self):\n        self.run()\n",
+    );
+    write(
+        &root,
+        "user.py",
+        "from child import Child\n\ndef use():\n    c = Child()\n    c.go()\n    c.run()\n",
+    );
+    let mut live = LiveIndex::open(&root, &options(home.path())).unwrap();
+    let edits = [
+        (
+            "child.py",
+            "from base import Base\n\nclass Child(Base):\n    def go(self):\n        self.run()\n        self.go()\n",
+        ),
+        (
+            "base.py",
+            "class Base:\n    def run(self):\n        return Base()\n",
+        ),
+        (
+            "user.py",
+            "from child import Child\n\ndef use():\n    b = Child()\n    b.run()\n",
+        ),
+    ];
+    for (path, text) in edits {
+        write(&root, path, text);
+        let u = live.update(&[root.join(path)]).unwrap();
+        assert!(u.resolver_patched, "{path}: {u:?}");
+        check_equal(home.path(), &root, &format!("body edit of {path}"));
+    }
 }
 
 #[test]

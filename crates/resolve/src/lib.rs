@@ -12,6 +12,7 @@
 mod index;
 mod input;
 mod modules;
+mod patch;
 mod resolver;
 mod typing;
 
@@ -19,4 +20,5 @@ pub use input::{
     Bind, Binds, Edge, FileCtx, Imp, LangRules, Output, Ref, Resolution, Symbol, Unresolved,
 };
 pub use modules::normalize;
+pub use patch::PatchError;
 pub use resolver::{MAX_CANDIDATES, Resolver, push};

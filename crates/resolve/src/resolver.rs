@@ -20,7 +20,7 @@ const IMPORT_PASSES: usize = 3;
 
 /// What a name or module path denotes.
 #[derive(Debug, Clone)]
-enum Target {
+pub(crate) enum Target {
     /// A module: normalised key and its files.
     Module { key: String, files: Vec<i64> },
     /// Definitions (types, namespaces, functions...).
@@ -30,19 +30,19 @@ enum Target {
 }
 
 #[derive(Default)]
-struct FileBindings {
-    names: FxHashMap<String, Target>,
-    wildcards: Vec<Target>,
+pub(crate) struct FileBindings {
+    pub(crate) names: FxHashMap<String, Target>,
+    pub(crate) wildcards: Vec<Target>,
 }
 
 /// Resolves references of one generation.
 pub struct Resolver {
     pub(crate) ix: Index,
-    bindings: FxHashMap<i64, FileBindings>,
+    pub(crate) bindings: FxHashMap<i64, FileBindings>,
     /// Type → its base types (from resolved inherit/implement clauses).
-    bases: FxHashMap<i64, Vec<i64>>,
+    pub(crate) bases: FxHashMap<i64, Vec<i64>>,
     /// The reverse: type → the types deriving from or implementing it.
-    derived: FxHashMap<i64, Vec<i64>>,
+    pub(crate) derived: FxHashMap<i64, Vec<i64>>,
     /// (type symbol, member name) → members defined outside the type's own qualified name
     /// (Rust `impl` blocks in another module, C++ `A::f` in a `.cpp` outside the namespace).
     extra_members: FxHashMap<(u32, String), Vec<u32>>,
@@ -56,7 +56,7 @@ pub struct Resolver {
     /// Packages of the repository by name → their directory (`package.json` names).
     packages: Vec<(String, String)>,
     /// File → the files its imports reach (modules and the files of imported symbols).
-    imported_files: FxHashMap<i64, FxHashSet<i64>>,
+    pub(crate) imported_files: FxHashMap<i64, FxHashSet<i64>>,
 }
 
 fn allowed(ref_kind: RefKind, kind: NodeKind) -> bool {

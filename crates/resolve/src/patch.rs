@@ -1,0 +1,223 @@
+//! Replacing one file of a built [`Resolver`] by a new version *of the same shape* without
+//! rebuilding its tables (the live index's fast path for the common edit: a body changed).
+//!
+//! Same shape means: the same path, module and language, and the same definitions in the same
+//! order (kind, name, qualified name, declaration flag, declared type, parent at the same place).
+//! Then every table of the resolver is what a rebuild would give except for the ids of the file
+//! and of its definitions, so patching is renaming ids: positions in the symbol table do not move,
+//! name lists do not change, import bindings and hierarchies keep their shape. Typed bindings may
+//! differ freely (a new local variable): the file's range of the binding table is spliced and the
+//! positions after it shift, which keeps every list in the order a rebuild would give.
+//!
+//! What the caller must check itself (the resolver does not keep them): the file's imports and
+//! inheritance clauses have the same shape too, since import bindings, out-of-line members and
+//! base types were derived from them.
+
+use rustc_hash::FxHashMap;
+
+use crate::input::{Bind, FileCtx, Symbol};
+use crate::resolver::{Resolver, Target};
+
+/// Why a file could not be patched in place (the caller rebuilds the resolver).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PatchError {
+    UnknownFile,
+    FileChanged,
+    SymbolCount,
+    SymbolChanged,
+}
+
+impl Resolver {
+    /// Replaces file `old` by `ctx` with `symbols` (new ids, same shape) and typed `binds`.
+    /// Returns the old → new node ids (the File node and every definition). On error nothing
+    /// was changed.
+    pub fn replace_file_same_shape(
+        &mut self,
+        old: i64,
+        ctx: FileCtx,
+        symbols: Vec<Symbol>,
+        binds: Vec<Bind>,
+    ) -> Result<FxHashMap<i64, i64>, PatchError> {
+        let Some(&fi) = self.ix.file_index.get(&old) else {
+            return Err(PatchError::UnknownFile);
+        };
+        let before = &self.ix.files[fi];
+        if before.path != ctx.path || before.module != ctx.module || before.lang != ctx.lang {
+            return Err(PatchError::FileChanged);
+        }
+        // The file's definitions are one run of the symbol table (files are fed in order).
+        let old_positions: Vec<u32> = {
+            let first = self
+                .ix
+                .symbols
+                .iter()
+                .position(|s| s.file == old)
+                .unwrap_or(self.ix.symbols.len());
+            let n = self.ix.symbols[first..]
+                .iter()
+                .take_while(|s| s.file == old)
+                .count();
+            (first as u32..(first + n) as u32).collect()
+        };
+        if old_positions.len() != symbols.len() {
+            return Err(PatchError::SymbolCount);
+        }
+        let mut map: FxHashMap<i64, i64> = FxHashMap::default();
+        map.insert(before.node, ctx.node);
+        for (&p, new) in old_positions.iter().zip(&symbols) {
+            map.insert(self.ix.symbols[p as usize].id, new.id);
+        }
+        for (&p, new) in old_positions.iter().zip(&symbols) {
+            let s = &self.ix.symbols[p as usize];
+            let parent = s.parent.map(|q| map.get(&q).copied().unwrap_or(q));
+            if s.kind != new.kind
+                || s.name != new.name
+                || s.qname != new.qname
+                || s.declaration != new.declaration
+                || s.type_text != new.type_text
+                || parent != new.parent
+                || new.file != ctx.id
+            {
+                return Err(PatchError::SymbolChanged);
+            }
+        }
+
+        // Files.
+        let new_file = ctx.id;
+        self.ix.file_index.remove(&old);
+        self.ix.file_index.insert(new_file, fi);
+        let swap = |id: &mut i64| {
+            if *id == old {
+                *id = new_file;
+            }
+        };
+        for files in self.ix.modules.values_mut() {
+            files.iter_mut().for_each(swap);
+        }
+        if let Some(id) = self.ix.exact_paths.get_mut(&ctx.path) {
+            *id = new_file;
+        }
+        for list in self.ix.paths.values_mut() {
+            list.iter_mut().for_each(|(_, id)| swap(id));
+        }
+        self.ix.files[fi] = ctx;
+
+        // Definitions keep their positions; their ids change.
+        for (&p, new) in old_positions.iter().zip(symbols) {
+            self.ix.by_id.remove(&self.ix.symbols[p as usize].id);
+            self.ix.by_id.insert(new.id, p);
+            self.ix.symbols[p as usize] = new;
+        }
+        let node = |id: &mut i64| {
+            if let Some(&n) = map.get(id) {
+                *id = n;
+            }
+        };
+        for (o, n) in &map {
+            if let Some(children) = self.ix.children.remove(o) {
+                self.ix.children.insert(*n, children);
+            }
+        }
+
+        // Import bindings and the files imports reach.
+        if let Some(b) = self.bindings.remove(&old) {
+            self.bindings.insert(new_file, b);
+        }
+        for b in self.bindings.values_mut() {
+            for t in b.names.values_mut().chain(b.wildcards.iter_mut()) {
+                if let Target::Module { files, .. } = t {
+                    files.iter_mut().for_each(swap);
+                }
+            }
+        }
+        if let Some(set) = self.imported_files.remove(&old) {
+            self.imported_files.insert(new_file, set);
+        }
+        for set in self.imported_files.values_mut() {
+            if set.remove(&old) {
+                set.insert(new_file);
+            }
+        }
+
+        // Hierarchy.
+        for table in [&mut self.bases, &mut self.derived] {
+            let moved: Vec<i64> = table
+                .keys()
+                .copied()
+                .filter(|k| map.contains_key(k))
+                .collect();
+            for k in moved {
+                if let Some(v) = table.remove(&k) {
+                    table.insert(map[&k], v);
+                }
+            }
+            for list in table.values_mut() {
+                list.iter_mut().for_each(node);
+            }
+        }
+
+        // Typed bindings: splice the file's run, shift what follows.
+        let start = self
+            .binds
+            .iter()
+            .position(|b| b.file == old)
+            .unwrap_or_else(|| {
+                // No bindings before: they go where the file's position says.
+                let later: rustc_hash::FxHashSet<i64> =
+                    self.ix.files[fi + 1..].iter().map(|f| f.id).collect();
+                self.binds
+                    .iter()
+                    .position(|b| later.contains(&b.file))
+                    .unwrap_or(self.binds.len())
+            });
+        let len = self.binds[start..]
+            .iter()
+            .take_while(|b| b.file == old)
+            .count();
+        let (start32, end32) = (start as u32, (start + len) as u32);
+        let delta = binds.len() as i64 - len as i64;
+        let shift = |list: &mut Vec<u32>| {
+            list.retain(|&i| i < start32 || i >= end32);
+            for i in list.iter_mut() {
+                if *i >= end32 {
+                    *i = (*i as i64 + delta) as u32;
+                }
+            }
+        };
+        for list in self.binds_named.values_mut() {
+            shift(list);
+        }
+        self.binds_named.retain(|_, l| !l.is_empty());
+        for scope in self.binds_in_scope.values_mut() {
+            for list in scope.values_mut() {
+                shift(list);
+            }
+            scope.retain(|_, l| !l.is_empty());
+        }
+        self.binds_in_scope.retain(|_, m| !m.is_empty());
+        for (k, b) in binds.iter().enumerate() {
+            let i = (start + k) as u32;
+            let insert = |list: &mut Vec<u32>| {
+                let at = list.partition_point(|&x| x < i);
+                list.insert(at, i);
+            };
+            insert(
+                self.binds_in_scope
+                    .entry(b.scope)
+                    .or_default()
+                    .entry(b.name.clone())
+                    .or_default(),
+            );
+            insert(self.binds_named.entry(b.name.clone()).or_default());
+        }
+        self.binds.splice(start..start + len, binds);
+        Ok(map)
+    }
+}
+
+impl Resolver {
+    /// The file holding definition `node`.
+    pub fn file_of(&self, node: i64) -> Option<i64> {
+        self.ix.symbol(node).map(|(_, s)| s.file)
+    }
+}
