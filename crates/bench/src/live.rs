@@ -70,6 +70,9 @@ fn body_edit(path: &str, text: &str, i: usize) -> Option<String> {
     Some(out)
 }
 
+/// One timed update: milliseconds, path, phases (seconds), files resolved.
+type Update = (f64, String, Vec<(String, f64)>, u64);
+
 pub fn run(repo: &Path, edits: usize, body: bool) -> Result<Value> {
     let root = repo.canonicalize().context("repository path")?;
     let t = Instant::now();
@@ -84,10 +87,12 @@ pub fn run(repo: &Path, edits: usize, body: bool) -> Result<Value> {
     let step = (paths.len() / edits.max(1)).max(1);
     let mut timings = Timings::default();
     let mut restore = Timings::default();
+    let mut gc = Timings::default();
     let mut phases: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
     let mut resolved = Vec::new();
     let mut written = Vec::new();
     let mut patched = 0usize;
+    let mut per_update: Vec<Update> = Vec::new();
     for (i, path) in paths.iter().step_by(step).take(edits).enumerate() {
         let abs = root.join(path);
         let original = std::fs::read_to_string(&abs).with_context(|| path.clone())?;
@@ -106,20 +111,43 @@ pub fn run(repo: &Path, edits: usize, body: bool) -> Result<Value> {
         std::fs::write(&abs, &original)?;
         let u = u?;
         timings.push(path, ms);
+        // Housekeeping after the change is visible (the watcher does it then too).
+        let t = Instant::now();
+        live.collect_garbage()?;
+        gc.push(path, t.elapsed().as_secs_f64() * 1000.0);
         patched += usize::from(u.resolver_patched);
         resolved.push(u.files_resolved as f64);
         written.push(u.sets_written as f64);
         for (name, s) in &u.phases {
             phases.entry(name.clone()).or_default().push(s * 1000.0);
         }
+        per_update.push((ms, path.clone(), u.phases.clone(), u.files_resolved));
         let t = Instant::now();
         live.update(&[PathBuf::from(path)])?;
         restore.push(path, t.elapsed().as_secs_f64() * 1000.0);
+        live.collect_garbage()?;
     }
     let median = |v: &mut Vec<f64>| {
         v.sort_by(f64::total_cmp);
         crate::stats::percentile(v, 50.0)
     };
+    per_update.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let slowest: Vec<Value> = per_update
+        .iter()
+        .take(5)
+        .map(|(ms, path, phases, resolved)| {
+            let phases: serde_json::Map<String, Value> = phases
+                .iter()
+                .map(|(k, v)| (k.clone(), json!((v * 1e4).round() / 10.0)))
+                .collect();
+            json!({
+                "path": path,
+                "ms": (ms * 10.0).round() / 10.0,
+                "files_resolved": resolved,
+                "phases_ms": phases,
+            })
+        })
+        .collect();
     Ok(json!({
         "repo": root.display().to_string(),
         "files": live.file_count(),
@@ -128,6 +156,8 @@ pub fn run(repo: &Path, edits: usize, body: bool) -> Result<Value> {
         "edit_to_visible": timings.summary(),
         "updates_patched": patched,
         "restore_to_visible": restore.summary(),
+        "garbage_collection": gc.summary(),
+        "slowest_updates": slowest,
         "median_files_resolved": median(&mut resolved),
         "median_sets_written": median(&mut written),
         "phase_median_ms": phases.iter_mut().map(|(k, v)| (k.clone(), json!((median(v) * 100.0).round() / 100.0))).collect::<serde_json::Map<_, _>>(),

@@ -67,6 +67,34 @@ struct LiveFile {
     /// Edges leaving the file and its unresolved references, in canonical order.
     edges: Vec<resolve::Edge>,
     unresolved: Vec<resolve::Unresolved>,
+    /// `edges` by (kind, provenance) and `unresolved` by reason, for the generation's summary.
+    tally: Tally,
+}
+
+#[derive(Default)]
+struct Tally {
+    edges: Vec<((EdgeKind, Provenance), u64)>,
+    unresolved: Vec<(&'static str, u64)>,
+}
+
+impl Tally {
+    fn of(edges: &[resolve::Edge], unresolved: &[resolve::Unresolved]) -> Tally {
+        let mut t = Tally::default();
+        for e in edges {
+            let key = (e.kind, e.provenance);
+            match t.edges.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, n)) => *n += 1,
+                None => t.edges.push((key, 1)),
+            }
+        }
+        for u in unresolved {
+            match t.unresolved.iter_mut().find(|(k, _)| *k == u.reason) {
+                Some((_, n)) => *n += 1,
+                None => t.unresolved.push((u.reason, 1)),
+            }
+        }
+        t
+    }
 }
 
 /// What one update did.
@@ -120,7 +148,13 @@ pub struct LiveIndex {
     /// The resolver over `files`, kept between updates: an edit that keeps a file's shape
     /// (its definitions, imports and inheritance clauses) patches it instead of rebuilding.
     resolver: Option<ResolverState>,
+    /// Generations published since garbage was last collected.
+    uncollected: u32,
 }
+
+/// An update collects garbage itself when this many generations went uncollected (callers that
+/// never call [`LiveIndex::collect_garbage`]).
+const GC_EVERY: u32 = 16;
 
 /// A resolver built over the live files, with what it was built from.
 struct ResolverState {
@@ -133,11 +167,19 @@ struct ResolverState {
 /// inheritance results and overrides.
 struct Built {
     state: ResolverState,
+    /// After a rebuild, every file's (a file missing has none); after a patch, only the files
+    /// whose derived edges changed (a file missing keeps the ones it has).
     global: FxHashMap<i64, (Vec<resolve::Edge>, Vec<resolve::Unresolved>)>,
     /// (derived, base) pairs of the inheritance edges in `global`.
     new_inherits: Vec<(i64, i64)>,
     /// The resolver was patched, not rebuilt.
     patched: bool,
+    /// References elsewhere named like a changed file's definitions may resolve differently:
+    /// after a rebuild (definitions appeared or vanished), or after a patch that changed an
+    /// attribute's typed binding (`self.x = Foo()` types `obj.x` wherever it is written).
+    names_matter: bool,
+    /// After a patch: the unchanged files with an edge into a changed file.
+    pointing: Option<FxHashSet<i64>>,
 }
 
 /// Builds the resolver's tables from memory, in path order (as the full pipeline feeds them),
@@ -231,6 +273,8 @@ fn build_resolver(
         global,
         new_inherits,
         patched: false,
+        names_matter: true,
+        pointing: None,
     }
 }
 
@@ -254,6 +298,7 @@ fn patch_resolver(
     let mut refs: FxHashMap<i64, i64> = FxHashMap::default();
     let mut imports: FxHashMap<i64, i64> = FxHashMap::default();
     let mut pairs: Vec<(&LiveFile, &LiveFile)> = Vec::new();
+    let mut names_matter = false;
     for f in files.values().filter(|f| fresh.contains(&f.ctx.id)) {
         let old = olds.get(&f.ctx.path)?;
         if old.symbols.len() != f.symbols.len() {
@@ -291,6 +336,26 @@ fn patch_resolver(
         for (o, n) in old.imports.iter().zip(&f.imports) {
             imports.insert(o.id, n.id);
         }
+        // Attribute bindings (`self.x = ...`), as a multiset.
+        let attributes = |binds: &[resolve::Bind], node: &dyn Fn(i64) -> i64| {
+            let mut v: Vec<(i64, String, Option<String>, Option<String>)> = binds
+                .iter()
+                .filter(|b| b.name.contains('.'))
+                .map(|b| {
+                    (
+                        node(b.scope),
+                        b.name.clone(),
+                        b.type_text.clone(),
+                        b.value.clone(),
+                    )
+                })
+                .collect();
+            v.sort();
+            v
+        };
+        if attributes(&old.bindings, &node) != attributes(&f.bindings, &|id| id) {
+            names_matter = true;
+        }
         pairs.push((old, f));
     }
     for (old, f) in pairs {
@@ -305,23 +370,30 @@ fn patch_resolver(
             .ok()?;
         nodes.extend(map);
     }
-    // The global edges of every file as they were, with ids renamed.
+    // The global edges of the changed files and of the files pointing into them, as they were,
+    // with ids renamed.
     let old_inherit_ids = std::mem::take(&mut state.inherit_ids);
     let mut global: FxHashMap<i64, (Vec<resolve::Edge>, Vec<resolve::Unresolved>)> =
         FxHashMap::default();
     let mut new_inherits: Vec<(i64, i64)> = Vec::new();
+    let mut pointing: FxHashSet<i64> = FxHashSet::default();
     let node = |id: i64| nodes.get(&id).copied().unwrap_or(id);
+    let derived = |e: &resolve::Edge| {
+        e.import_id.is_some() || e.ref_id.is_none_or(|r| old_inherit_ids.contains(&r))
+    };
     for f in files.values() {
-        let was = if fresh.contains(&f.ctx.id) {
-            olds.get(&f.ctx.path)?
-        } else {
-            f
-        };
+        let is_fresh = fresh.contains(&f.ctx.id);
+        let was = if is_fresh { olds.get(&f.ctx.path)? } else { f };
+        // An unchanged file's edges start in it: only their targets can be renamed.
+        if !is_fresh {
+            if !was.edges.iter().any(|e| nodes.contains_key(&e.dst)) {
+                continue;
+            }
+            pointing.insert(f.ctx.id);
+        }
         let mut edges: Vec<resolve::Edge> = Vec::new();
         for e in &was.edges {
-            let derived =
-                e.import_id.is_some() || e.ref_id.is_none_or(|r| old_inherit_ids.contains(&r));
-            if !derived {
+            if !derived(e) {
                 continue;
             }
             let mut e = e.clone();
@@ -344,9 +416,7 @@ fn patch_resolver(
                 u
             })
             .collect();
-        if !edges.is_empty() || !unresolved.is_empty() {
-            global.insert(f.ctx.id, (edges, unresolved));
-        }
+        global.insert(f.ctx.id, (edges, unresolved));
     }
     state.inherit_ids = old_inherit_ids
         .into_iter()
@@ -357,6 +427,8 @@ fn patch_resolver(
         global,
         new_inherits,
         patched: true,
+        names_matter,
+        pointing: Some(pointing),
     })
 }
 
@@ -440,9 +512,38 @@ impl LiveIndex {
             git: None,
             store: None,
             resolver: None,
+            uncollected: 0,
         };
         live.reload()?;
+        // Compile the queries of the languages present now, not on the first edit.
+        let mut languages: Vec<Arc<Language>> = Vec::new();
+        for f in live.files.values() {
+            if !languages.iter().any(|l| l.id() == f.language.id()) {
+                languages.push(f.language.clone());
+            }
+        }
+        languages.par_iter().for_each(|l| {
+            let _ = sextant_extract::prepare(l);
+        });
         Ok(live)
+    }
+
+    /// Collects the generations earlier updates replaced (and what only they used), if any.
+    /// Call when idle: an update does not wait for it.
+    pub fn collect_garbage(&mut self) -> Result<bool> {
+        if self.uncollected == 0 {
+            return Ok(false);
+        }
+        let _lock = lock(&self.data, &|_: Progress| {})?;
+        let mut store = match self.store.take() {
+            Some(store) => store,
+            None => Store::open(&self.data.db())?,
+        };
+        let result = store.collect_garbage(2);
+        self.store = Some(store);
+        result?;
+        self.uncollected = 0;
+        Ok(true)
     }
 
     /// The generation held in memory.
@@ -530,6 +631,7 @@ impl LiveIndex {
                     bindings: Vec::new(),
                     edges: Vec::new(),
                     unresolved: Vec::new(),
+                    tally: Tally::default(),
                 },
             );
         }
@@ -621,6 +723,7 @@ impl LiveIndex {
             .into_values()
             .map(|mut f| {
                 canonical(&mut f.edges, &mut f.unresolved);
+                f.tally = Tally::of(&f.edges, &f.unresolved);
                 (f.ctx.path.clone(), f)
             })
             .collect();
@@ -950,6 +1053,7 @@ impl LiveIndex {
                     bindings: Vec::new(),
                     edges: Vec::new(),
                     unresolved: Vec::new(),
+                    tally: Tally::default(),
                 },
             );
         }
@@ -1000,6 +1104,8 @@ impl LiveIndex {
             mut global,
             new_inherits,
             patched,
+            names_matter,
+            pointing,
         } = match patched {
             Some(built) => built,
             None => build_resolver(
@@ -1018,17 +1124,55 @@ impl LiveIndex {
 
         // The files this change can affect.
         let mut affected: FxHashSet<i64> = fresh.clone();
+        if let Some(pointing) = pointing {
+            // A patch: the tables are the same but for ids, so what can change is what pointed
+            // into the changed files, what an attribute binding types, and subclasses (through
+            // the resolver's hierarchy, already renamed).
+            affected.extend(pointing);
+            if names_matter && !names.is_empty() {
+                for f in self.files.values() {
+                    if !affected.contains(&f.ctx.id)
+                        && f.refs.iter().any(|r| names.contains(&r.name))
+                    {
+                        affected.insert(f.ctx.id);
+                    }
+                }
+            }
+            let mut roots: Vec<i64> = self
+                .files
+                .values()
+                .filter(|f| fresh.contains(&f.ctx.id))
+                .flat_map(|f| {
+                    f.symbols
+                        .iter()
+                        .filter(|s| s.kind.is_type_like())
+                        .map(|s| s.id)
+                })
+                .collect();
+            let mut seen: FxHashSet<i64> = roots.iter().copied().collect();
+            while let Some(c) = roots.pop() {
+                for &d in resolver.derived_types(c) {
+                    if seen.insert(d) {
+                        if let Some(f) = resolver.file_of(d) {
+                            affected.insert(f);
+                        }
+                        roots.push(d);
+                    }
+                }
+            }
+        }
         let mut old_inherits: Vec<(i64, i64)> = Vec::new();
-        for f in self.files.values() {
+        for f in self.files.values().filter(|_| !patched) {
             if affected.contains(&f.ctx.id) {
                 continue;
             }
             let mut hit = f.edges.iter().any(|e| old_nodes.contains(&e.dst));
-            if !hit && !names.is_empty() {
+            if !hit && names_matter && !names.is_empty() {
                 hit = f.refs.iter().any(|r| names.contains(&r.name));
             }
-            if !hit {
-                // Import edges that came out different.
+            if !hit && !patched {
+                // Import edges that came out different (after a patch, only those pointing
+                // into the changed files, found above).
                 let mut old_imports: Vec<&resolve::Edge> =
                     f.edges.iter().filter(|e| e.import_id.is_some()).collect();
                 let empty = Vec::new();
@@ -1049,8 +1193,12 @@ impl LiveIndex {
             }
         }
         // Subclasses (transitively, before and after) of the changed files' classes.
-        let mut roots: Vec<i64> = old_classes;
-        for f in self.files.values().filter(|f| fresh.contains(&f.ctx.id)) {
+        let mut roots: Vec<i64> = if patched { Vec::new() } else { old_classes };
+        for f in self
+            .files
+            .values()
+            .filter(|f| !patched && fresh.contains(&f.ctx.id))
+        {
             roots.extend(
                 f.symbols
                     .iter()
@@ -1109,8 +1257,39 @@ impl LiveIndex {
         let mut unresolved_rows: Vec<UnresolvedRow> = Vec::new();
         for f in self.files.values_mut() {
             let id = f.ctx.id;
-            let (mut edges, mut unresolved) = global.remove(&id).unwrap_or_default();
-            match resolved.remove(&id) {
+            let derived = global.remove(&id);
+            let resolution = resolved.remove(&id);
+            if patched && derived.is_none() && resolution.is_none() && !fresh.contains(&id) {
+                // Nothing of this file changed.
+                keep.push(GenFile {
+                    file: id,
+                    uncommitted: f.uncommitted,
+                    set: Some(f.set),
+                    hash: f.set_hash,
+                });
+                continue;
+            }
+            let (mut edges, mut unresolved) = match derived {
+                Some(d) => d,
+                // After a patch, a file missing from `global` keeps its derived edges.
+                None if patched => (
+                    f.edges
+                        .iter()
+                        .filter(|e| {
+                            e.import_id.is_some()
+                                || e.ref_id.is_none_or(|r| inherit_ids.contains(&r))
+                        })
+                        .cloned()
+                        .collect(),
+                    f.unresolved
+                        .iter()
+                        .filter(|u| inherit_ids.contains(&u.ref_id))
+                        .cloned()
+                        .collect(),
+                ),
+                None => Default::default(),
+            };
+            match resolution {
                 Some((e, u)) => {
                     edges.extend(e);
                     unresolved.extend(u);
@@ -1194,23 +1373,42 @@ impl LiveIndex {
                 });
             }
             update.sets_written += 1;
+            f.tally = Tally::of(&edges, &unresolved);
             f.edges = edges;
             f.unresolved = unresolved;
         }
-        builder.add_files(&keep)?;
+        mark("write.prepare", &mut phases);
+        // The kept files' rows are the previous generation's: copied in one statement, but for
+        // the replaced versions and the files getting a new set.
+        let mut except: Vec<i64> = olds.values().map(|f| f.ctx.id).collect();
+        let mut shared: Vec<(i64, i64)> = Vec::with_capacity(keep.len());
+        let mut rest: Vec<GenFile> = Vec::new();
+        for g in keep {
+            match g.set {
+                Some(set) => shared.push((g.file, set)),
+                None => {
+                    except.push(g.file);
+                    rest.push(g);
+                }
+            }
+        }
+        builder.copy_files_from(self.generation, &except, &shared)?;
+        builder.add_files(&rest)?;
+        mark("write.files", &mut phases);
         let record: Vec<(i64, i64, Option<i64>)> = hashes
             .iter()
             .filter_map(|&(file, hash)| Some((file, builder.edge_set(file)?, Some(hash))))
             .collect();
         builder.record_sets(&record)?;
         builder.write_resolution(&edge_rows, &unresolved_rows)?;
+        mark("write.sets", &mut phases);
         let skipped: Vec<(String, &'static str, u64)> = self
             .skipped
             .iter()
             .map(|(p, (r, s))| (p.clone(), *r, *s))
             .collect();
         builder.write_skipped(&skipped)?;
-        mark("write", &mut phases);
+        mark("write.skipped", &mut phases);
 
         let mut summary = self.summary(started);
         mark("summary", &mut phases);
@@ -1226,7 +1424,14 @@ impl LiveIndex {
         if self.files.values().any(|f| f.uncommitted) {
             store.mark_dirty(generation)?;
         }
-        store.collect_garbage(2)?;
+        // Collecting the generations this one replaces is housekeeping, not part of making the
+        // change visible: [`LiveIndex::collect_garbage`] does it when the caller is idle, and at
+        // the latest every GC_EVERY publishes here.
+        self.uncollected += 1;
+        if self.uncollected >= GC_EVERY {
+            store.collect_garbage(2)?;
+            self.uncollected = 0;
+        }
         self.generation = generation;
         mark("publish", &mut phases);
         update.generation = Some(generation);
@@ -1273,11 +1478,11 @@ impl LiveIndex {
             s.references += f.refs.len() as u64;
             s.imports += f.imports.len() as u64;
             *languages.entry(f.language.id().to_string()).or_default() += 1;
-            for e in &f.edges {
-                *by_kind.entry((e.kind, e.provenance)).or_default() += 1;
+            for (key, n) in &f.tally.edges {
+                *by_kind.entry(*key).or_default() += n;
             }
-            for u in &f.unresolved {
-                *by_reason.entry(u.reason).or_default() += 1;
+            for (reason, n) in &f.tally.unresolved {
+                *by_reason.entry(*reason).or_default() += n;
             }
         }
         let mut edges: FxHashMap<String, u64> = by_kind

@@ -270,6 +270,12 @@ pub fn watch(
                     changed,
                     latency: first.map(|f| f.elapsed()),
                 });
+                // Once the change is visible and reported: collect what the update replaced.
+                if let Some(index) = live.as_mut()
+                    && let Err(e) = index.collect_garbage()
+                {
+                    on_event(WatchEvent::Error(e.to_string()));
+                }
                 true
             }
             // Nothing had changed: nothing published.

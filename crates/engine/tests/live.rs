@@ -128,10 +128,24 @@ fn body_edit(rng: &mut Rng, text: &str) -> String {
                 in_body = Some(indent);
                 let pad = " ".repeat(indent);
                 for _ in 0..1 + rng.below(2) {
-                    let stmt = match rng.below(5) {
+                    let stmt = match rng.below(7) {
                         0 if indent == 8 => format!("self.{}()", rng.pick(FUNCS)),
                         1 => format!("y = {}()\n{pad}y.{}()", rng.pick(CLASSES), rng.pick(FUNCS)),
                         2 => format!("alias_{}()", rng.below(3)),
+                        // Attribute bindings type `obj.attr` wherever it is written.
+                        3 if indent == 8 => format!(
+                            "self.attr_{} = {}()\n{pad}self.attr_{}.{}()",
+                            rng.below(2),
+                            rng.pick(CLASSES),
+                            rng.below(2),
+                            rng.pick(FUNCS)
+                        ),
+                        4 => format!(
+                            "z = {}()\n{pad}z.attr_{}.{}()",
+                            rng.pick(CLASSES),
+                            rng.below(2),
+                            rng.pick(FUNCS)
+                        ),
                         3 => "pass".to_string(),
                         _ => format!("{}()", rng.pick(FUNCS)),
                     };
@@ -416,6 +430,59 @@ fn body_edits_across_a_hierarchy_patch_the_resolver_and_equal_a_full_index() {
         assert!(u.resolver_patched, "{path}: {u:?}");
         check_equal(home.path(), &root, &format!("body edit of {path}"));
     }
+}
+
+#[test]
+fn an_attribute_binding_edit_re_resolves_the_files_using_the_attribute() {
+    // b.py reaches Holder only through d.get_holder's return type: it has no edge into a.py,
+    // yet what `h.store` holds is decided there.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let a = |class: &str| {
+        format!(
+            "from c import Store, Other\n\nclass Holder:\n    def setup(self):\n        self.store = {class}()\n"
+        )
+    };
+    write(
+        &root,
+        "c.py",
+        "class Store:\n    def save(self):\n        pass\n\nclass Other:\n    def save(self):\n        pass\n",
+    );
+    write(&root, "a.py", &a("Store"));
+    write(
+        &root,
+        "d.py",
+        "from a import Holder\n\ndef get_holder() -> Holder:\n    return Holder()\n",
+    );
+    write(
+        &root,
+        "b.py",
+        "from d import get_holder\n\ndef use():\n    h = get_holder()\n    h.store.save()\n",
+    );
+    let mut live = LiveIndex::open(&root, &options(home.path())).unwrap();
+    let before = dump(home.path(), &root);
+    assert!(
+        before
+            .0
+            .iter()
+            .any(|e| e.contains("b.use") && e.contains("c.Store.save")),
+        "{:#?}",
+        before.0
+    );
+    write(&root, "a.py", &a("Other"));
+    let u = live.update(&[root.join("a.py")]).unwrap();
+    assert!(u.resolver_patched, "{u:?}");
+    check_equal(home.path(), &root, "attribute now holds Other");
+    let after = dump(home.path(), &root);
+    assert!(
+        after
+            .0
+            .iter()
+            .any(|e| e.contains("b.use") && e.contains("c.Other.save")),
+        "{:#?}",
+        after.0
+    );
 }
 
 #[test]

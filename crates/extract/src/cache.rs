@@ -79,7 +79,7 @@ thread_local! {
 /// Compiled queries by language id, shared by all threads.
 static SHARED: Mutex<Option<HashMap<String, Arc<Queries>>>> = Mutex::new(None);
 
-fn shared_queries(language: &Language) -> Result<Arc<Queries>, String> {
+pub(crate) fn shared_queries(language: &Language) -> Result<Arc<Queries>, String> {
     let mut guard = SHARED.lock().unwrap_or_else(|p| p.into_inner());
     let map = guard.get_or_insert_with(HashMap::new);
     if let Some(queries) = map.get(language.id()) {

@@ -22,6 +22,12 @@ pub fn extract(language: &Language, path: &str, text: &str) -> FileFacts {
     extract_with(language, path, text, &ParseLimits::default())
 }
 
+/// Compiles the language's queries now (they are compiled once per process, on first use, which
+/// costs up to ~0.2 s): a long-lived process calls this at start so its first edit is not slow.
+pub fn prepare(language: &Language) -> Result<(), String> {
+    cache::shared_queries(language).map(|_| ())
+}
+
 /// [`extract`] with explicit parse limits.
 pub fn extract_with(
     language: &Language,

@@ -6,8 +6,9 @@
 //! Then every table of the resolver is what a rebuild would give except for the ids of the file
 //! and of its definitions, so patching is renaming ids: positions in the symbol table do not move,
 //! name lists do not change, import bindings and hierarchies keep their shape. Typed bindings may
-//! differ freely (a new local variable): the file's range of the binding table is spliced and the
-//! positions after it shift, which keeps every list in the order a rebuild would give.
+//! differ freely (a new local variable): the old ones leave their lists and the new ones are
+//! appended to the table; every list is ordered by (file, place in the file), so it iterates in
+//! the order a rebuild would give whatever the positions.
 //!
 //! What the caller must check itself (the resolver does not keep them): the file's imports and
 //! inheritance clauses have the same shape too, since import bindings, out-of-line members and
@@ -16,7 +17,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::input::{Bind, FileCtx, Symbol};
-use crate::resolver::{Resolver, Target};
+use crate::resolver::{Resolver, Target, bind_key};
 
 /// Why a file could not be patched in place (the caller rebuilds the resolver).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +26,8 @@ pub enum PatchError {
     FileChanged,
     SymbolCount,
     SymbolChanged,
+    /// The resolver's bindings were not fed in file order.
+    BindingOrder,
 }
 
 impl Resolver {
@@ -41,6 +44,9 @@ impl Resolver {
         let Some(&fi) = self.ix.file_index.get(&old) else {
             return Err(PatchError::UnknownFile);
         };
+        if self.binds_unordered {
+            return Err(PatchError::BindingOrder);
+        }
         let before = &self.ix.files[fi];
         if before.path != ctx.path || before.module != ctx.module || before.lang != ctx.lang {
             return Err(PatchError::FileChanged);
@@ -156,50 +162,38 @@ impl Resolver {
             }
         }
 
-        // Typed bindings: splice the file's run, shift what follows.
-        let start = self
-            .binds
-            .iter()
-            .position(|b| b.file == old)
-            .unwrap_or_else(|| {
-                // No bindings before: they go where the file's position says.
-                let later: rustc_hash::FxHashSet<i64> =
-                    self.ix.files[fi + 1..].iter().map(|f| f.id).collect();
-                self.binds
-                    .iter()
-                    .position(|b| later.contains(&b.file))
-                    .unwrap_or(self.binds.len())
-            });
-        let len = self.binds[start..]
-            .iter()
-            .take_while(|b| b.file == old)
-            .count();
-        let (start32, end32) = (start as u32, (start + len) as u32);
-        let delta = binds.len() as i64 - len as i64;
-        let shift = |list: &mut Vec<u32>| {
-            list.retain(|&i| i < start32 || i >= end32);
-            for i in list.iter_mut() {
-                if *i >= end32 {
-                    *i = (*i as i64 + delta) as u32;
+        // Typed bindings: the old ones leave their lists (they stay in the table, unreferenced),
+        // the new ones are appended and enter their lists where the file's order puts them.
+        let (start, len) = self.binds_of_file.remove(&old).unwrap_or((0, 0));
+        for p in start..start + len {
+            let b = &self.binds[p as usize];
+            if let Some(scope) = self.binds_in_scope.get_mut(&b.scope) {
+                if let Some(list) = scope.get_mut(&b.name) {
+                    list.retain(|&x| x != p);
+                    if list.is_empty() {
+                        scope.remove(&b.name);
+                    }
+                }
+                if scope.is_empty() {
+                    self.binds_in_scope.remove(&b.scope);
                 }
             }
-        };
-        for list in self.binds_named.values_mut() {
-            shift(list);
-        }
-        self.binds_named.retain(|_, l| !l.is_empty());
-        for scope in self.binds_in_scope.values_mut() {
-            for list in scope.values_mut() {
-                shift(list);
+            if let Some(list) = self.binds_named.get_mut(&b.name) {
+                list.retain(|&x| x != p);
+                if list.is_empty() {
+                    self.binds_named.remove(&b.name);
+                }
             }
-            scope.retain(|_, l| !l.is_empty());
         }
-        self.binds_in_scope.retain(|_, m| !m.is_empty());
+        let base = self.binds.len() as u32;
         for (k, b) in binds.iter().enumerate() {
-            let i = (start + k) as u32;
+            let p = base + k as u32;
+            let key = bind_key(fi, k);
+            self.bind_order.push(key);
+            let order = &self.bind_order;
             let insert = |list: &mut Vec<u32>| {
-                let at = list.partition_point(|&x| x < i);
-                list.insert(at, i);
+                let at = list.partition_point(|&x| order[x as usize] < key);
+                list.insert(at, p);
             };
             insert(
                 self.binds_in_scope
@@ -210,12 +204,19 @@ impl Resolver {
             );
             insert(self.binds_named.entry(b.name.clone()).or_default());
         }
-        self.binds.splice(start..start + len, binds);
+        self.binds_of_file
+            .insert(new_file, (base, binds.len() as u32));
+        self.binds.extend(binds);
         Ok(map)
     }
 }
 
 impl Resolver {
+    /// The types deriving from or implementing type `id` (directly).
+    pub fn derived_types(&self, id: i64) -> &[i64] {
+        self.derived.get(&id).map(Vec::as_slice).unwrap_or(&[])
+    }
+
     /// The file holding definition `node`.
     pub fn file_of(&self, node: i64) -> Option<i64> {
         self.ix.symbol(node).map(|(_, s)| s.file)

@@ -53,10 +53,21 @@ pub struct Resolver {
     /// scope → name → bindings (nested so lookups by `&str` allocate nothing).
     pub(crate) binds_in_scope: FxHashMap<i64, FxHashMap<String, Vec<u32>>>,
     pub(crate) binds_named: FxHashMap<String, Vec<u32>>,
+    /// Per binding, its place in rebuild order ([`bind_key`]): lists are sorted by it.
+    pub(crate) bind_order: Vec<u64>,
+    /// File → its bindings' positions (start, count) in `binds`.
+    pub(crate) binds_of_file: FxHashMap<i64, (u32, u32)>,
+    /// The bindings were not fed in file order: no file can be patched.
+    pub(crate) binds_unordered: bool,
     /// Packages of the repository by name → their directory (`package.json` names).
     packages: Vec<(String, String)>,
     /// File → the files its imports reach (modules and the files of imported symbols).
     pub(crate) imported_files: FxHashMap<i64, FxHashSet<i64>>,
+}
+
+/// The place of a file's `local`-th binding in rebuild order (files in the order fed).
+pub(crate) fn bind_key(file: usize, local: usize) -> u64 {
+    ((file as u64) << 32) | local as u64
 }
 
 fn allowed(ref_kind: RefKind, kind: NodeKind) -> bool {
@@ -116,6 +127,9 @@ impl Resolver {
             binds: Vec::new(),
             binds_in_scope: FxHashMap::default(),
             binds_named: FxHashMap::default(),
+            bind_order: Vec::new(),
+            binds_of_file: FxHashMap::default(),
+            binds_unordered: false,
             packages: Vec::new(),
             imported_files: FxHashMap::default(),
         }
@@ -170,7 +184,27 @@ impl Resolver {
     /// Adds typed bindings (receiver typing). Order matters only within a scope: the first
     /// binding of a name with a declared type wins, else the first with a value.
     pub fn with_bindings(mut self, binds: Vec<Bind>) -> Resolver {
+        let mut local = 0usize;
+        let mut previous: Option<i64> = None;
         for (i, b) in binds.iter().enumerate() {
+            if previous != Some(b.file) {
+                previous = Some(b.file);
+                local = 0;
+            }
+            let file = self
+                .ix
+                .file_index
+                .get(&b.file)
+                .copied()
+                .unwrap_or(u32::MAX as usize);
+            let key = bind_key(file, local);
+            if self.bind_order.last().is_some_and(|&k| k > key) {
+                self.binds_unordered = true;
+            }
+            self.bind_order.push(key);
+            local += 1;
+            let run = self.binds_of_file.entry(b.file).or_insert((i as u32, 0));
+            run.1 += 1;
             self.binds_in_scope
                 .entry(b.scope)
                 .or_default()

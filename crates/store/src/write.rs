@@ -249,6 +249,35 @@ impl GenerationBuilder<'_> {
         self.add_files(&rows)
     }
 
+    /// Adds every file version of the generation `previous` except the files `except`, each with
+    /// its edge set and fingerprint, in one statement (a live update keeps almost all of them);
+    /// `shared` names those files' sets for [`GenerationBuilder::edge_set`].
+    pub fn copy_files_from(
+        &mut self,
+        previous: i64,
+        except: &[i64],
+        shared: &[(i64, i64)],
+    ) -> Result<()> {
+        for &(file, set) in shared {
+            self.sets.insert(file, set);
+        }
+        let generation = self.generation;
+        self.store.in_write_tx(|c| {
+            c.execute(
+                "INSERT OR IGNORE INTO gen_files(generation, file_id, uncommitted, edge_set, set_hash)
+                 SELECT ?1, file_id, uncommitted, edge_set, set_hash FROM gen_files
+                 WHERE generation = ?2",
+                params![generation, previous],
+            )?;
+            let mut stmt =
+                c.prepare_cached("DELETE FROM gen_files WHERE generation = ?1 AND file_id = ?2")?;
+            for file in except {
+                stmt.execute(params![generation, file])?;
+            }
+            Ok(())
+        })
+    }
+
     /// Adds file versions that already exist to this generation, each with the edge set it keeps
     /// (`set: Some`: shared with an earlier generation, written no more) or a new one (`None`).
     pub fn add_files(&mut self, files: &[GenFile]) -> Result<()> {
