@@ -29,6 +29,11 @@ mod sample;
 mod stats;
 mod tokens;
 
+/// The allocator of the `sextant` binary (see crates/cli/src/main.rs), so in-process figures
+/// (live updates, queries) are what the product does.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

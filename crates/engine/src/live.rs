@@ -293,6 +293,38 @@ fn patch_resolver(
     files: &BTreeMap<String, LiveFile>,
     fresh: &FxHashSet<i64>,
 ) -> Option<Built> {
+    match patch_in_place(&mut state, olds, files, fresh) {
+        Some(patch) => Some(Built {
+            state,
+            global: patch.global,
+            new_inherits: patch.new_inherits,
+            patched: true,
+            names_matter: patch.names_matter,
+            pointing: Some(patch.pointing),
+        }),
+        None => {
+            // Freeing hundreds of thousands of strings takes longer than rebuilding them.
+            std::thread::spawn(move || drop(state));
+            None
+        }
+    }
+}
+
+/// What [`patch_in_place`] derives besides the patched resolver.
+struct Patch {
+    global: FxHashMap<i64, (Vec<resolve::Edge>, Vec<resolve::Unresolved>)>,
+    new_inherits: Vec<(i64, i64)>,
+    names_matter: bool,
+    pointing: FxHashSet<i64>,
+}
+
+/// [`patch_resolver`]'s work; `None` leaves `state` unusable (possibly half patched).
+fn patch_in_place(
+    state: &mut ResolverState,
+    olds: &FxHashMap<String, LiveFile>,
+    files: &BTreeMap<String, LiveFile>,
+    fresh: &FxHashSet<i64>,
+) -> Option<Patch> {
     let is_inherit = |r: &&resolve::Ref| matches!(r.kind, RefKind::Inherit | RefKind::Implement);
     let mut nodes: FxHashMap<i64, i64> = FxHashMap::default();
     let mut refs: FxHashMap<i64, i64> = FxHashMap::default();
@@ -422,13 +454,11 @@ fn patch_resolver(
         .into_iter()
         .map(|r| refs.get(&r).copied().unwrap_or(r))
         .collect();
-    Some(Built {
-        state,
+    Some(Patch {
         global,
         new_inherits,
-        patched: true,
         names_matter,
-        pointing: Some(pointing),
+        pointing,
     })
 }
 

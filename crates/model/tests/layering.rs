@@ -97,6 +97,7 @@ const ALLOWED: &[(&str, &[&str], &[&str])] = &[
             "serde",
             "regex",
             "tiktoken-rs",
+            "mimalloc",
         ],
         &["engine", "model"],
     ),
