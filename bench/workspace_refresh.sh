@@ -15,7 +15,7 @@ cp -a "$corpus" "$tmp/repo"
 export SEXTANT_HOME="$tmp/home" GIT_CONFIG_GLOBAL=/dev/null
 cd "$tmp/repo"
 git init -q -b main && git add -A && git -c user.name=b -c user.email=b@example.com commit -qm corpus
-files=$("$bin" index --json . | python3 -c 'import json,sys; print(json.load(sys.stdin)["files_indexed"])')
+files=$("$bin" index --json . | python3 -c 'import json,sys; print(json.load(sys.stdin)["files"]["indexed"])')
 "$bin" workspace create w --json >/dev/null
 ext=${file##*.}
 walls=()
@@ -29,7 +29,7 @@ for i in $(seq 1 "$runs"); do
   out=$("$bin" workspace refresh w "$file" --json)
   end=$(date +%s.%N)
   wall=$(python3 -c "print(f'{($end-$start)*1000:.0f}')")
-  engine=$(echo "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(f"{d[\"wall_seconds\"]*1000:.0f} ms engine, revision {d[\"revision\"]}, {d[\"files_reindexed\"]} file(s), {d[\"symbols_updated\"]} symbols")')
+  engine=$(echo "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.0f ms engine, revision %d, %d file(s), %d symbols; %s" % (d["wall_seconds"]*1000, d["revision"], d["files_reindexed"], d["symbols_updated"], " ".join("%s %.0f" % (k, v*1000) for k, v in d["phases"] if v >= 0.005)))')
   echo "run $i: ${wall} ms process, $engine"
   walls+=("$wall")
 done

@@ -90,6 +90,9 @@ pub struct WorkspaceRefresh {
     /// Where the files came from: `working_tree` (auto-detected), `paths` or `contents`.
     pub source: &'static str,
     pub wall_seconds: f64,
+    /// Seconds per phase: `detect` (reading and comparing the files), `load` (the workspace's
+    /// generation into a live index), then the live update's own phases.
+    pub phases: Vec<(String, f64)>,
 }
 
 /// What a refresh takes into the overlay.
@@ -446,6 +449,7 @@ pub fn refresh_workspace(
             changed: Vec::new(),
             source,
             wall_seconds: started.elapsed().as_secs_f64(),
+            phases: vec![("detect".into(), started.elapsed().as_secs_f64())],
         });
     }
 
@@ -468,12 +472,22 @@ pub fn refresh_workspace(
         generation: w.generation.unwrap_or(w.base_generation),
         texts,
         on_publish: Some(Box::new(move |store: &mut Store, generation: i64| {
+            // Another refresh, reset or delete got there first: this generation is left to
+            // garbage collection (no workspace names it) and the caller told to retry.
+            let now = store.workspace(&record_name)?.map(|w| w.revision);
+            if now != Some(revision - 1) {
+                return Err(Error::InvalidArgument(format!(
+                    "workspace {record_name:?} changed during this refresh (another refresh, reset or delete); refresh again"
+                )));
+            }
             store.set_workspace_state(&record_name, Some(generation), revision, &record_rows)?;
             store.collect_garbage(2)?;
             Ok(())
         })),
     };
+    let detect = started.elapsed().as_secs_f64();
     let mut live = LiveIndex::open_overlay(&root, &options, overlay)?;
+    let load = started.elapsed().as_secs_f64() - detect;
     let before: BTreeMap<&String, u64> = changed
         .iter()
         .map(|p| (p, live.symbol_count(p) as u64))
@@ -508,6 +522,10 @@ pub fn refresh_workspace(
         changed: changed.into_iter().collect(),
         source,
         wall_seconds: started.elapsed().as_secs_f64(),
+        phases: [("detect".to_string(), detect), ("load".to_string(), load)]
+            .into_iter()
+            .chain(update.phases)
+            .collect(),
     })
 }
 
