@@ -246,3 +246,86 @@ pub(crate) fn held_generations(c: &rusqlite::Connection) -> rusqlite::Result<Vec
     .query_map([], |r| r.get(0))?
     .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A database written before the tables existed (or by a build without them) reads as having
+    /// no workspaces; the next write open creates them, without changing the schema version.
+    #[test]
+    fn missing_tables_read_as_empty_and_a_write_open_creates_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.db");
+        let mut store = Store::open(&path).unwrap();
+        store
+            .conn
+            .execute_batch("DROP TABLE workspaces; DROP TABLE workspace_files;")
+            .unwrap();
+        assert!(store.workspaces().unwrap().is_empty());
+        assert_eq!(store.workspace("w").unwrap(), None);
+        assert!(store.workspace_files("w").unwrap().is_empty());
+        assert!(!store.delete_workspace("w").unwrap());
+        store.collect_garbage(2).unwrap();
+        drop(store);
+        let reader = Store::open_read_only(&path).unwrap();
+        assert!(reader.workspaces().unwrap().is_empty());
+        drop(reader);
+        let mut store = Store::open(&path).unwrap();
+        assert!(store.create_workspace("w", Some("abc"), 7).unwrap());
+        assert!(!store.create_workspace("w", Some("def"), 8).unwrap());
+        let w = store.workspace("w").unwrap().unwrap();
+        assert_eq!(
+            (
+                w.base_commit.as_deref(),
+                w.base_generation,
+                w.generation,
+                w.revision
+            ),
+            (Some("abc"), 7, None, 0)
+        );
+        let version: i64 = store
+            .conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, crate::SCHEMA_VERSION);
+    }
+
+    /// Garbage collection keeps the generations a workspace names and collects a workspace
+    /// generation nothing names any more.
+    #[test]
+    fn garbage_collection_keeps_held_generations_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("index.db")).unwrap();
+        let publish = |store: &mut Store, detached: bool| {
+            let builder = store
+                .begin_generation(Some("c1"), Some("main"), detached)
+                .unwrap();
+            if detached {
+                builder.publish_detached("{}").unwrap()
+            } else {
+                builder.publish("{}").unwrap()
+            }
+        };
+        let base = publish(&mut store, false);
+        let held = publish(&mut store, true);
+        let orphan = publish(&mut store, true);
+        store.create_workspace("w", Some("c1"), base).unwrap();
+        store.set_workspace_state("w", Some(held), 1, &[]).unwrap();
+        for _ in 0..3 {
+            publish(&mut store, false);
+        }
+        store.collect_garbage(2).unwrap();
+        let ids: Vec<i64> = store.generations().unwrap().iter().map(|g| g.id).collect();
+        assert!(ids.contains(&base) && ids.contains(&held), "{ids:?}");
+        assert!(!ids.contains(&orphan), "{ids:?}");
+        assert_eq!(
+            store.generation(held).unwrap().unwrap().status,
+            WORKSPACE_STATUS
+        );
+        store.delete_workspace("w").unwrap();
+        store.collect_garbage(2).unwrap();
+        let ids: Vec<i64> = store.generations().unwrap().iter().map(|g| g.id).collect();
+        assert!(!ids.contains(&held), "{ids:?}");
+    }
+}
