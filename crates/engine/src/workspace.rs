@@ -212,6 +212,7 @@ pub fn create_workspace(
 
 /// Drops the overlay of `name` (revision back to 0); its generation is collected.
 pub fn reset_workspace(home: &Path, root: &Path, name: &str) -> Result<WorkspaceReset> {
+    check_name(name)?;
     let (_, data, mut store) = open_store(home, root)?;
     let _lock = crate::pipeline::lock(&data, &|_| {})?;
     let w = store.workspace(name)?.ok_or_else(|| not_found(name))?;
@@ -338,6 +339,7 @@ pub fn refresh_workspace(
     input: &RefreshInput,
 ) -> Result<WorkspaceRefresh> {
     let started = Instant::now();
+    check_name(name)?;
     let (root, _data, store) = open_store(home, root)?;
     let w = store.workspace(name)?.ok_or_else(|| not_found(name))?;
     let old: BTreeMap<String, WorkspaceFileRow> = store
