@@ -34,10 +34,17 @@ fn print_calls(
 }
 
 fn open_repo(cli: &Cli) -> Result<Repo, Error> {
-    match &cli.repo {
+    let mut repo = match &cli.repo {
         Some(path) => Repo::open(&sextant_engine::find_root(path)),
         None => Repo::find(&cwd()),
+    }?;
+    if let Some(name) = &cli.workspace {
+        repo.apply_view(&sextant_engine::ViewRequest {
+            workspace: Some(name.clone()),
+            ..Default::default()
+        })?;
     }
+    Ok(repo)
 }
 
 /// Prints an error (human or JSON) and returns its exit code.
@@ -337,6 +344,7 @@ pub fn run(cli: Cli) -> u8 {
             }
             Command::Watch(args) => crate::watch_cmd::run(&cli, args)?,
             Command::Baselines(command) => crate::baselines_cmd::run(&cli, command)?,
+            Command::Workspace(command) => crate::workspace_cmd::run(&cli, command)?,
             Command::Export {
                 format,
                 kinds,

@@ -12,6 +12,7 @@ mod output;
 mod search_cmd;
 mod setup;
 mod watch_cmd;
+mod workspace_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -33,6 +34,9 @@ pub struct Cli {
     /// Machine-readable JSON output.
     #[arg(long, global = true)]
     pub json: bool,
+    /// Read commands answer from this named workspace (`sextant workspace create NAME`).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub workspace: Option<String>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -209,6 +213,10 @@ pub enum Command {
     /// collection.
     #[command(subcommand)]
     Baselines(baselines_cmd::BaselinesCommand),
+    /// Named workspaces: overlays of edited files on the index of a commit, isolated from each
+    /// other; query one with `--workspace NAME`.
+    #[command(subcommand)]
+    Workspace(workspace_cmd::WorkspaceCommand),
     /// Export the whole graph of the active generation: JSON, JSON lines, Graphviz DOT, GraphML,
     /// or a call graph (caller qualified name → callee qualified names, as JSON).
     Export {

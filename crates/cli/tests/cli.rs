@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use assert_cmd::cargo::CommandCargoExt;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 struct Fixture {
     _tmp: tempfile::TempDir,
@@ -400,4 +400,92 @@ fn baselines_list_kept_generations_and_an_unchanged_reindex_shares_one() {
     git(&f.repo, &["checkout", "-q", "HEAD~1"]);
     let back = f.index();
     assert!(back["resolution_shared_with"].is_i64(), "{back}");
+}
+
+#[test]
+fn workspace_commands_isolate_edits_and_answer_with_workspace() {
+    let f = fixture();
+    f.index();
+    let created = f.json(&["workspace", "create", "w1"]);
+    assert_eq!(created["created"], true, "{created}");
+    assert_eq!(created["revision"], 0, "{created}");
+    let again = f.json(&["workspace", "create", "w1"]);
+    assert_eq!(again["created"], false, "{again}");
+    // Nothing differs from HEAD yet.
+    let r = f.json(&["workspace", "refresh", "w1"]);
+    assert_eq!(
+        (r["revision"].as_i64(), r["files_reindexed"].as_u64()),
+        (Some(0), Some(0)),
+        "{r}"
+    );
+
+    write(
+        &f.repo,
+        "shop/extra.py",
+        "def only_in_w1():\n    return 1\n",
+    );
+    let r = f.json(&["workspace", "refresh", "w1", "shop/extra.py"]);
+    assert_eq!(r["revision"], 1, "{r}");
+    assert_eq!(r["files_reindexed"], 1, "{r}");
+    assert_eq!(r["changed"], json!(["shop/extra.py"]), "{r}");
+    // Found with --workspace only (the active index was not re-indexed).
+    let hits = f.json(&["search", "only_in_w1", "--workspace", "w1"]);
+    assert!(hits.to_string().contains("shop.extra.only_in_w1"), "{hits}");
+    let (code, text, _) = f.run(&["search", "only_in_w1"]);
+    assert_eq!(code, 0);
+    assert!(!text.contains("shop.extra.only_in_w1"), "{text}");
+    let (code, text, stderr) = f.run(&["source", "shop.extra.only_in_w1", "--workspace", "w1"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(text.contains("def only_in_w1"), "{text}");
+    let (code, _, stderr) = f.run(&["show", "shop.extra.only_in_w1", "--workspace", "nope"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("no workspace named"), "{stderr}");
+
+    let list = f.json(&["workspace", "list"]);
+    let ws = list["workspaces"].as_array().unwrap();
+    assert_eq!(ws.len(), 1, "{list}");
+    assert_eq!(ws[0]["name"], "w1");
+    assert_eq!(ws[0]["modified_files"], 1);
+    assert_eq!(ws[0]["is_stale"], false);
+    let (code, text, _) = f.run(&["workspace", "list"]);
+    assert_eq!(code, 0);
+    assert!(
+        text.contains("w1") && text.contains("revision   1"),
+        "{text}"
+    );
+    let generation = ws[0]["generation"].clone();
+    let gens = f.json(&["baselines", "list"]);
+    assert!(
+        gens["generations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["generation"] == generation && g["status"] == "workspace"),
+        "{gens}"
+    );
+
+    let reset = f.json(&["workspace", "reset", "w1"]);
+    assert_eq!(
+        (
+            reset["previous_revision"].as_i64(),
+            reset["new_revision"].as_i64()
+        ),
+        (Some(1), Some(0))
+    );
+    let gens = f.json(&["baselines", "list"]);
+    assert!(
+        !gens["generations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["generation"] == generation),
+        "{gens}"
+    );
+    let deleted = f.json(&["workspace", "delete", "w1"]);
+    assert_eq!(deleted["deleted"], true);
+    let deleted = f.json(&["workspace", "delete", "w1"]);
+    assert_eq!(deleted["deleted"], false);
+    let (code, text, _) = f.run(&["workspace", "list"]);
+    assert_eq!(code, 0);
+    assert!(text.contains("no workspaces"), "{text}");
 }

@@ -299,12 +299,13 @@ fn analytics_tools_over_stdio() {
     for a in ANALYTICS {
         assert!(names.contains(a), "{a} not listed: {names:?}");
     }
-    // `all` lists the same tools and the workspace toolset's `watch`, `unwatch`, `watched`.
+    // `all` lists the same tools and the workspace toolset's `watch`, `unwatch`, `watched` and
+    // five `workspace_*` tools.
     let (mut every, _) = Server::start(&r, &["--toolsets", "all"]);
     let all = every.request("tools/list", json!({}));
     assert_eq!(
         all["result"]["tools"].as_array().unwrap().len(),
-        tools.len() + 3
+        tools.len() + 8
     );
     every.close();
 

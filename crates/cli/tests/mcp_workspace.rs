@@ -1,7 +1,9 @@
-//! End-to-end: the `workspace` MCP toolset (`watch`, `unwatch`, `watched`). The real binary
-//! (`sextant serve --toolsets core,workspace`) over stdio pipes, driven by raw JSON-RPC lines:
-//! a second, unindexed repository is watched, an edit to it becomes visible to `search` with
-//! `repo`, and after `unwatch` a further edit is not picked up.
+//! End-to-end: the `workspace` MCP toolset. The real binary (`sextant serve --toolsets
+//! core,workspace`) over stdio pipes, driven by raw JSON-RPC lines: a second, unindexed
+//! repository is watched, an edit to it becomes visible to `search` with `repo`, and after
+//! `unwatch` a further edit is not picked up; named workspaces are created, refreshed with pushed
+//! texts and from the working tree, and answer the read tools given `workspace`, isolated from
+//! each other and from the committed view.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -192,7 +194,7 @@ fn watch_a_second_repository_then_unwatch_it() {
     for t in ["watch", "unwatch", "watched", "search", "status"] {
         assert!(names.contains(&t), "{t} not listed: {names:?}");
     }
-    assert_eq!(names.len(), 16, "{names:?}");
+    assert_eq!(names.len(), 21, "{names:?}");
     for t in tools
         .iter()
         .filter(|t| ["watch", "unwatch", "watched"].contains(&t["name"].as_str().unwrap()))
@@ -319,5 +321,193 @@ fn the_served_repository_is_listed_when_serve_watches_it() {
             .filter(|w| w["runs"].as_u64() >= Some(1) && w["state"] == "idle")
     });
     assert_eq!(settled["last_trigger"], "initial", "{settled}");
+    s.close();
+}
+
+#[test]
+fn named_workspaces_answer_the_read_tools_in_isolation() {
+    let f = fixture(true);
+    let (mut s, init) = Server::start(&f, &["--no-watch", "--toolsets", "core,workspace"]);
+    let instructions = init["result"]["instructions"].as_str().unwrap();
+    assert!(
+        instructions.contains("`workspace_create`"),
+        "{instructions}"
+    );
+
+    let (data, meta) = s.ok("workspace_create", json!({"workspace": "alice"}));
+    assert_eq!(data["created"], true, "{data}");
+    assert_eq!(data["current_revision"], 0, "{data}");
+    let base = data["base_commit"].as_str().unwrap().to_string();
+    assert_eq!(base.len(), 40, "{data}");
+    assert_eq!(meta["workspace"], "alice", "{meta}");
+    let (again, _) = s.ok("workspace_create", json!({"workspace": "alice"}));
+    assert_eq!(again["created"], false, "{again}");
+    s.ok("workspace_create", json!({"workspace": "bob"}));
+
+    // Alice pushes a text that is nowhere on disk.
+    let users = std::fs::read_to_string(f.repo.join("shop/users.py")).unwrap();
+    let alice_users = format!("{users}\n\ndef alice_helper():\n    return create_store()\n");
+    let (data, meta) = s.ok(
+        "workspace_refresh",
+        json!({"workspace": "alice", "files": [{"path": "shop/users.py", "content": alice_users}]}),
+    );
+    assert_eq!(data["files_reindexed"], 1, "{data}");
+    assert_eq!(data["new_revision"], 1, "{data}");
+    assert_eq!(data["source"], "contents", "{data}");
+    assert!(data["symbols_updated"].as_u64().unwrap() >= 5, "{data}");
+    assert_eq!(meta["revision"], 1, "{meta}");
+    // Bob deletes api.py in his workspace.
+    let (data, _) = s.ok(
+        "workspace_refresh",
+        json!({"workspace": "bob", "files": [{"path": "shop/api.py", "content": null}]}),
+    );
+    assert_eq!(data["changed"], json!(["shop/api.py"]), "{data}");
+
+    let hits = |s: &mut Server, args: Value| -> Vec<String> {
+        let (data, _) = s.ok("search", args);
+        data["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|h| h["match"] == "exact")
+            .map(|h| h["symbol"]["qualified_name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        hits(
+            &mut s,
+            json!({"query": "alice_helper", "workspace": "alice"})
+        ),
+        vec!["shop.users.alice_helper"]
+    );
+    assert!(hits(&mut s, json!({"query": "alice_helper", "workspace": "bob"})).is_empty());
+    assert!(hits(&mut s, json!({"query": "alice_helper"})).is_empty());
+    assert!(
+        hits(
+            &mut s,
+            json!({"query": "alice_helper", "consistency": "committed"})
+        )
+        .is_empty()
+    );
+    assert_eq!(
+        hits(&mut s, json!({"query": "handler", "workspace": "alice"})).len(),
+        1
+    );
+    assert!(hits(&mut s, json!({"query": "handler", "workspace": "bob"})).is_empty());
+
+    // Meta says which view answered.
+    let (_, meta) = s.ok(
+        "search",
+        json!({"query": "create_store", "workspace": "alice"}),
+    );
+    assert_eq!(meta["workspace"], "alice", "{meta}");
+    assert_eq!(meta["revision"], 1, "{meta}");
+    assert_eq!(meta["consistency"], "workspace", "{meta}");
+    assert_eq!(meta["baseline_commit"], json!(base), "{meta}");
+    // The call graph and the source follow the workspace.
+    let (data, _) = s.ok(
+        "calls",
+        json!({"symbol": "shop.users.create_store", "workspace": "alice", "depth": 1}),
+    );
+    let callers: Vec<&str> = data["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|st| st["symbol"]["qualified_name"].as_str().unwrap())
+        .collect();
+    assert!(callers.contains(&"shop.users.alice_helper"), "{data}");
+    let (data, _) = s.ok(
+        "source",
+        json!({"symbol": "shop.users.alice_helper", "workspace": "alice"}),
+    );
+    assert!(
+        data["text"].as_str().unwrap().contains("def alice_helper"),
+        "{data}"
+    );
+    let (data, _) = s.ok(
+        "symbol",
+        json!({"symbol": "shop.users.alice_helper", "workspace": "alice"}),
+    );
+    assert_eq!(data["symbol"]["path"], "shop/users.py", "{data}");
+    let (data, _) = s.ok(
+        "references",
+        json!({"symbol": "shop.users.create_store", "workspace": "alice"}),
+    );
+    assert!(data["total"].as_u64().unwrap() >= 3, "{data}");
+
+    // Virtual files: the source of this call only.
+    let (data, meta) = s.ok(
+        "source",
+        json!({"symbol": "shop.users.create_store", "consistency": "ephemeral",
+               "virtual_files": [{"path": "shop/users.py", "content": users.replace("return UserStore()", "return UserStore()  # unsaved")}]}),
+    );
+    assert!(
+        data["text"].as_str().unwrap().contains("# unsaved"),
+        "{data}"
+    );
+    assert_eq!(meta["virtual_files"], json!(["shop/users.py"]), "{meta}");
+    let (data, _) = s.ok("source", json!({"symbol": "shop.users.create_store"}));
+    assert!(
+        !data["text"].as_str().unwrap().contains("# unsaved"),
+        "{data}"
+    );
+
+    // Argument errors name the argument.
+    let e = s.err("search", json!({"query": "x", "consistency": "ephemeral"}));
+    assert!(e.starts_with("argument `consistency`"), "{e}");
+    let e = s.err(
+        "search",
+        json!({"query": "x", "consistency": "committed", "virtual_files": [{"path": "a.py", "content": ""}]}),
+    );
+    assert!(e.starts_with("argument `virtual_files`"), "{e}");
+    let e = s.err("search", json!({"query": "x", "workspace": "no such"}));
+    assert!(e.starts_with("argument `workspace`"), "{e}");
+    let e = s.err("search", json!({"query": "x", "workspace": "carol"}));
+    assert!(e.contains("no workspace named"), "{e}");
+    let e = s.err("search", json!({"query": "x", "consistency": "sometimes"}));
+    assert!(e.contains("consistency"), "{e}");
+
+    // Auto-detection from the working tree; the edit becomes pending after the refresh.
+    write(
+        &f.repo,
+        "shop/models.py",
+        "class Base:\n    def save(self):\n        return 1\n\n\ndef from_disk():\n    pass\n",
+    );
+    let (data, _) = s.ok("workspace_refresh", json!({"workspace": "alice"}));
+    assert_eq!(data["source"], "working_tree", "{data}");
+    assert_eq!(data["new_revision"], 2, "{data}");
+    assert!(
+        data["changed"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("shop/models.py")),
+        "{data}"
+    );
+    write(&f.repo, "shop/models.py", "class Base:\n    pass\n");
+    let (_, meta) = s.ok(
+        "search",
+        json!({"query": "from_disk", "workspace": "alice"}),
+    );
+    assert_eq!(meta["pending_sync"], json!(["shop/models.py"]), "{meta}");
+
+    let (data, _) = s.ok("workspace_list", json!({}));
+    assert_eq!(data["count"], 2, "{data}");
+    assert_eq!(data["workspaces"][0]["workspace"], "alice", "{data}");
+    assert_eq!(data["workspaces"][0]["revision"], 2, "{data}");
+    assert_eq!(data["workspaces"][0]["is_stale"], false, "{data}");
+    assert_eq!(data["current_commit"], json!(base), "{data}");
+    let (data, _) = s.ok("workspace_reset", json!({"workspace": "alice"}));
+    assert_eq!(data["previous_revision"], 2, "{data}");
+    assert!(
+        hits(
+            &mut s,
+            json!({"query": "alice_helper", "workspace": "alice"})
+        )
+        .is_empty()
+    );
+    let (data, _) = s.ok("workspace_delete", json!({"workspace": "bob"}));
+    assert_eq!(data["deleted"], true, "{data}");
+    let (data, _) = s.ok("workspace_delete", json!({"workspace": "bob"}));
+    assert_eq!(data["deleted"], false, "{data}");
     s.close();
 }

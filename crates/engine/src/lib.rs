@@ -20,6 +20,7 @@ mod scip_merge;
 mod search;
 mod types;
 mod watch;
+mod workspace;
 
 pub use analytics::{
     Architecture, Bridges, Central, Community, CommunityLink, CommunityReport, ComplexFunction,
@@ -51,6 +52,12 @@ pub use search::{
 pub use sextant_scip::Index as ScipIndex;
 pub use types::*;
 pub use watch::{WatchEvent, WatchOptions, WatchTrigger, watch};
+pub use workspace::{
+    Consistency, RefreshInput, ViewInfo, ViewRequest, WorkspaceCreated, WorkspaceDeleted,
+    WorkspaceInfo, WorkspaceList, WorkspaceRefresh, WorkspaceReset,
+    check_name as check_workspace_name, create_workspace, delete_workspace, list_workspaces,
+    refresh_workspace, reset_workspace,
+};
 
 /// Engine failures, each saying what to do.
 #[derive(Debug, thiserror::Error)]

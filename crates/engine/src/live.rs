@@ -27,7 +27,7 @@ use sextant_lang::{Language, ModuleStyle, Registry};
 use sextant_model::{Confidence, EdgeKind, NodeKind, Provenance, RefKind};
 use sextant_resolve as resolve;
 use sextant_store::{EdgeRow, GenFile, Store, UnresolvedRow};
-use sextant_vfs::{WalkConfig, read_source};
+use sextant_vfs::{ReadError, SkipReason, SourceFile, WalkConfig, read_source};
 
 use crate::home::DataDir;
 use crate::layout::Layout;
@@ -122,6 +122,22 @@ pub struct LiveUpdate {
     pub summary: Option<IndexSummary>,
 }
 
+/// What a workspace's live index does differently ([`crate::workspace`]): it loads a given
+/// generation (not the active one), reads the paths an update names from `texts` instead of the
+/// disk (`None`: deleted in the workspace; paths absent from `texts` are read from disk), never
+/// runs the full pipeline (a moved HEAD, a structural file or many changed files are plain
+/// updates), and publishes beside the active generation without flipping it
+/// ([`sextant_store::GenerationBuilder::publish_detached`]). `on_publish` runs right after, under
+/// the index lock (so garbage collection cannot take the new generation before it is recorded).
+pub(crate) struct Overlay {
+    pub(crate) generation: i64,
+    pub(crate) texts: FxHashMap<String, Option<String>>,
+    pub(crate) on_publish: Option<OnPublish>,
+}
+
+/// Called with the store and the generation a workspace update published.
+pub(crate) type OnPublish = Box<dyn FnOnce(&mut Store, i64) -> Result<()> + Send>;
+
 /// A published generation in memory, kept current by [`LiveIndex::update`].
 pub struct LiveIndex {
     root: PathBuf,
@@ -150,6 +166,8 @@ pub struct LiveIndex {
     resolver: Option<ResolverState>,
     /// Generations published since garbage was last collected.
     uncollected: u32,
+    /// Set for a workspace's live index.
+    overlay: Option<Overlay>,
 }
 
 /// An update collects garbage itself when this many generations went uncollected (callers that
@@ -517,13 +535,80 @@ impl LiveIndex {
         if !published {
             crate::index(&root, options, &|_| {})?;
         }
+        let mut live = LiveIndex::unloaded(root, data, options)?;
+        live.reload()?;
+        live.prepare_languages();
+        Ok(live)
+    }
+
+    /// Compiles the queries of the languages present now, not on the first edit of each.
+    fn prepare_languages(&self) {
+        let mut languages: Vec<Arc<Language>> = Vec::new();
+        for f in self.files.values() {
+            if !languages.iter().any(|l| l.id() == f.language.id()) {
+                languages.push(f.language.clone());
+            }
+        }
+        languages.par_iter().for_each(|l| {
+            let _ = sextant_extract::prepare(l);
+        });
+    }
+
+    /// Loads `overlay.generation` of `root` (which must be indexed) as a workspace's live index.
+    pub(crate) fn open_overlay(
+        root: &Path,
+        options: &IndexOptions,
+        overlay: Overlay,
+    ) -> Result<LiveIndex> {
+        let root = root
+            .canonicalize()
+            .map_err(|e| Error::Io(format!("{}: {e}", root.display())))?;
+        let home = options.home.clone().unwrap_or_else(crate::home::data_home);
+        let data = DataDir::in_home(&home, &root);
+        let mut live = LiveIndex::unloaded(root, data, options)?;
+        live.overlay = Some(overlay);
+        live.reload()?;
+        Ok(live)
+    }
+
+    /// Definitions of the indexed file at `path` (0 when it is not indexed).
+    pub(crate) fn symbol_count(&self, path: &str) -> usize {
+        self.files.get(path).map_or(0, |f| f.symbols.len())
+    }
+
+    /// Reads `rel` for an update: a workspace's text when it has one, else the disk.
+    fn read(&self, rel: &str, abs: &Path, max: u64) -> std::result::Result<SourceFile, ReadError> {
+        match self.overlay.as_ref().and_then(|o| o.texts.get(rel)) {
+            Some(Some(text)) => Ok(SourceFile {
+                hash: sextant_vfs::blob_id(text.as_bytes()),
+                size: text.len() as u64,
+                text: text.clone(),
+                lossy: false,
+            }),
+            Some(None) => Err(ReadError {
+                reason: SkipReason::Unreadable,
+                detail: "deleted in the workspace".into(),
+            }),
+            None => read_source(abs, max, 10_000, 400),
+        }
+    }
+
+    /// Whether `rel` exists for an update (a workspace's overlay decides for its paths).
+    fn exists(&self, rel: &str, abs: &Path) -> bool {
+        match self.overlay.as_ref().and_then(|o| o.texts.get(rel)) {
+            Some(text) => text.is_some(),
+            None => std::fs::symlink_metadata(abs).is_ok(),
+        }
+    }
+
+    fn unloaded(root: PathBuf, data: DataDir, options: &IndexOptions) -> Result<LiveIndex> {
         let registry = Registry::builtin()?;
         let versions = registry
             .languages()
             .iter()
             .map(|l| (l.id().to_string(), extractor_version(l)))
             .collect();
-        let mut live = LiveIndex {
+        Ok(LiveIndex {
             root,
             data,
             options: options.clone(),
@@ -543,19 +628,8 @@ impl LiveIndex {
             store: None,
             resolver: None,
             uncollected: 0,
-        };
-        live.reload()?;
-        // Compile the queries of the languages present now, not on the first edit.
-        let mut languages: Vec<Arc<Language>> = Vec::new();
-        for f in live.files.values() {
-            if !languages.iter().any(|l| l.id() == f.language.id()) {
-                languages.push(f.language.clone());
-            }
-        }
-        languages.par_iter().for_each(|l| {
-            let _ = sextant_extract::prepare(l);
-        });
-        Ok(live)
+            overlay: None,
+        })
     }
 
     /// Collects the generations earlier updates replaced (and what only they used), if any.
@@ -614,7 +688,10 @@ impl LiveIndex {
             std::thread::spawn(move || drop(state));
         }
         let store = Store::open(&self.data.db())?;
-        let generation = store.active_generation_id()?;
+        let generation = match &self.overlay {
+            Some(o) => o.generation,
+            None => store.active_generation_id()?,
+        };
         let info = store
             .generations()?
             .into_iter()
@@ -766,11 +843,15 @@ impl LiveIndex {
         self.generation = generation;
         self.commit = info.as_ref().and_then(|g| g.commit.clone());
         self.branch = info.as_ref().and_then(|g| g.branch.clone());
-        self.head_blobs = if self.commit.is_some() {
-            sextant_git::head_blobs(&self.root).unwrap_or_default()
-        } else {
-            Default::default()
-        };
+        self.head_blobs =
+            if let Some(commit) = self.commit.as_deref().filter(|_| self.overlay.is_some()) {
+                // A workspace's files are uncommitted when they differ from its base commit.
+                sextant_git::tree_blobs(&self.root, commit).unwrap_or_default()
+            } else if self.commit.is_some() {
+                sextant_git::head_blobs(&self.root).unwrap_or_default()
+            } else {
+                Default::default()
+            };
         let built = build_resolver(
             &self.files,
             &self.book.rules,
@@ -811,7 +892,8 @@ impl LiveIndex {
             Some(store) => store,
             None => Store::open(&self.data.db())?,
         };
-        if store.active_generation_id()? != self.generation {
+        let workspace = self.overlay.is_some();
+        if !workspace && store.active_generation_id()? != self.generation {
             self.reload()?;
         }
         if self.git.is_none() {
@@ -821,7 +903,7 @@ impl LiveIndex {
             Some(Ok(h)) => (h.commit, h.branch),
             _ => (None, None),
         };
-        if commit != self.commit || branch != self.branch {
+        if !workspace && (commit != self.commit || branch != self.branch) {
             drop(store);
             drop(_lock);
             return self.full("HEAD moved", started);
@@ -843,7 +925,7 @@ impl LiveIndex {
                 continue;
             }
             let name = text.rsplit('/').next().unwrap_or(text);
-            if STRUCTURAL.contains(&name) {
+            if !workspace && STRUCTURAL.contains(&name) {
                 drop(store);
                 drop(_lock);
                 return self.full(&format!("{text} changed"), started);
@@ -852,7 +934,7 @@ impl LiveIndex {
         }
         relative.sort();
         relative.dedup();
-        if relative.len() as f64 > FULL_THRESHOLD * self.files.len().max(50) as f64 {
+        if !workspace && relative.len() as f64 > FULL_THRESHOLD * self.files.len().max(50) as f64 {
             drop(store);
             drop(_lock);
             return self.full("many files changed", started);
@@ -862,21 +944,28 @@ impl LiveIndex {
         let mut deleted: Vec<String> = Vec::new();
         let mut newly_skipped: Vec<(String, &'static str, u64)> = Vec::new();
         let mut unknown: Vec<String> = Vec::new();
+        let mut added_by_overlay: Vec<(String, sextant_vfs::SourceFile)> = Vec::new();
         for rel in &relative {
             let abs = self.root.join(rel);
-            let exists = std::fs::symlink_metadata(&abs).is_ok();
+            let exists = self.exists(rel, &abs);
             if let Some(f) = self.files.get(rel) {
                 if !exists {
                     deleted.push(rel.clone());
                     continue;
                 }
-                match read_source(&abs, max, 10_000, 400) {
+                match self.read(rel, &abs, max) {
                     Ok(src) if src.hash == f.hash => {}
                     Ok(src) => modified.push((rel.clone(), src)),
                     Err(e) => {
                         deleted.push(rel.clone());
                         newly_skipped.push((rel.clone(), e.reason.as_str(), 0));
                     }
+                }
+            } else if workspace && exists && self.registry.for_path(rel).is_some() {
+                // A file the workspace adds (it may exist nowhere on disk): read, not walked.
+                match self.read(rel, &abs, max) {
+                    Ok(src) => added_by_overlay.push((rel.clone(), src)),
+                    Err(e) => newly_skipped.push((rel.clone(), e.reason.as_str(), 0)),
                 }
             } else if exists && abs.is_dir() {
                 // A directory appeared (created or moved in): the walk finds its files.
@@ -905,7 +994,7 @@ impl LiveIndex {
             }
         }
         // New paths: the walk decides (ignore files, skip rules) exactly as a full index would.
-        let mut added: Vec<(String, sextant_vfs::SourceFile)> = Vec::new();
+        let mut added: Vec<(String, sextant_vfs::SourceFile)> = added_by_overlay;
         if !unknown.is_empty() {
             let registry = &self.registry;
             let walk = sextant_vfs::walk(&self.root, &self.walk_config(), |p| {
@@ -982,7 +1071,7 @@ impl LiveIndex {
                 }
             }
             for path in renamed {
-                if let Ok(src) = read_source(&self.root.join(&path), max, 10_000, 400) {
+                if let Ok(src) = self.read(&path, &self.root.join(&path), max) {
                     to_extract.push((path, src));
                 }
             }
@@ -1447,20 +1536,30 @@ impl LiveIndex {
             .values()
             .filter_map(|f| Some((f.ctx.id, builder.edge_set(f.ctx.id)?)))
             .collect();
-        let generation = builder.publish(&crate::pipeline::summary_json(&summary))?;
+        let generation = if workspace {
+            builder.publish_detached(&crate::pipeline::summary_json(&summary))?
+        } else {
+            builder.publish(&crate::pipeline::summary_json(&summary))?
+        };
         for f in self.files.values_mut() {
             f.set = sets.get(&f.ctx.id).copied().unwrap_or_default();
         }
         if self.files.values().any(|f| f.uncommitted) {
             store.mark_dirty(generation)?;
         }
-        // Collecting the generations this one replaces is housekeeping, not part of making the
-        // change visible: [`LiveIndex::collect_garbage`] does it when the caller is idle, and at
-        // the latest every GC_EVERY publishes here.
-        self.uncollected += 1;
-        if self.uncollected >= GC_EVERY {
-            store.collect_garbage(2)?;
-            self.uncollected = 0;
+        match self.overlay.as_mut().map(|o| o.on_publish.take()) {
+            Some(Some(recorded)) => recorded(&mut store, generation)?,
+            Some(None) => {}
+            // Collecting the generations this one replaces is housekeeping, not part of making
+            // the change visible: [`LiveIndex::collect_garbage`] does it when the caller is
+            // idle, and at the latest every GC_EVERY publishes here.
+            None => {
+                self.uncollected += 1;
+                if self.uncollected >= GC_EVERY {
+                    store.collect_garbage(2)?;
+                    self.uncollected = 0;
+                }
+            }
         }
         self.generation = generation;
         mark("publish", &mut phases);

@@ -38,7 +38,14 @@ pub struct Repo {
     pub root: PathBuf,
     pub data: DataDir,
     store: Store,
-    generation: i64,
+    pub(crate) generation: i64,
+    /// The generation it was opened on ([`Repo::reset_view`] goes back to it).
+    pub(crate) opened: i64,
+    /// Texts that replace the disk's in span reads: a workspace's overlay, then a request's
+    /// virtual files (`None`: deleted in the workspace). See [`crate::workspace`].
+    pub(crate) texts: std::collections::BTreeMap<String, Option<String>>,
+    /// Which view answers (consistency mode, workspace, revision...).
+    pub(crate) view: crate::workspace::ViewInfo,
 }
 
 pub(crate) fn to_symbol(n: NodeRow) -> Symbol {
@@ -104,6 +111,9 @@ impl Repo {
             data,
             store,
             generation,
+            opened: generation,
+            texts: Default::default(),
+            view: Default::default(),
         })
     }
 
@@ -560,14 +570,32 @@ impl Repo {
         context: u32,
         hash: Option<&str>,
     ) -> Result<SourceSpan> {
-        let (_, abs) = sextant_vfs::confine(&self.root, path)?;
         if sextant_vfs::is_secret_path(path) {
             return Err(Error::Io(format!(
                 "{path}: refusing to read a secret-bearing file"
             )));
         }
-        let file = sextant_vfs::read_source(&abs, 16 << 20, usize::MAX, usize::MAX)
-            .map_err(|e| Error::Io(format!("{path}: {} ({})", e.reason.as_str(), e.detail)))?;
+        // A workspace's or a request's text (checked when it was given) needs no file on disk.
+        let abs = match self.texts.get(path) {
+            Some(_) => self.root.join(path),
+            None => sextant_vfs::confine(&self.root, path)?.1,
+        };
+        let file = match self.texts.get(path) {
+            Some(Some(text)) => sextant_vfs::SourceFile {
+                hash: sextant_vfs::blob_id(text.as_bytes()),
+                size: text.len() as u64,
+                text: text.clone(),
+                lossy: false,
+            },
+            Some(None) => {
+                return Err(Error::Io(format!(
+                    "{path}: deleted in workspace {}",
+                    self.view.workspace.as_deref().unwrap_or("-")
+                )));
+            }
+            None => sextant_vfs::read_source(&abs, 16 << 20, usize::MAX, usize::MAX)
+                .map_err(|e| Error::Io(format!("{path}: {} ({})", e.reason.as_str(), e.detail)))?,
+        };
         let stale = hash.is_some_and(|h| h != file.hash);
         let lines: Vec<&str> = file.text.lines().collect();
         let total = lines.len() as u32;
@@ -759,13 +787,20 @@ impl Repo {
             if sextant_vfs::is_secret_path(path) {
                 continue;
             }
-            let Ok((_, abs)) = sextant_vfs::confine(&self.root, path) else {
-                continue;
+            let file = match self.texts.get(path) {
+                Some(Some(text)) => text.clone(),
+                Some(None) => continue,
+                None => {
+                    let Ok((_, abs)) = sextant_vfs::confine(&self.root, path) else {
+                        continue;
+                    };
+                    match sextant_vfs::read_source(&abs, 16 << 20, usize::MAX, usize::MAX) {
+                        Ok(file) => file.text,
+                        Err(_) => continue,
+                    }
+                }
             };
-            let Ok(file) = sextant_vfs::read_source(&abs, 16 << 20, usize::MAX, usize::MAX) else {
-                continue;
-            };
-            let text: Vec<&str> = file.text.lines().collect();
+            let text: Vec<&str> = file.lines().collect();
             for line in lines {
                 let Some(l) = text.get((line as usize).wrapping_sub(1)) else {
                     continue;

@@ -29,6 +29,27 @@ pub struct Meta {
     pub stale: bool,
     /// An index exists to answer from.
     pub populated: bool,
+    /// Which sources answered (`committed`, `workspace` or `ephemeral`; absent for answers that
+    /// do not read the graph).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub consistency: Option<String>,
+    /// The commit of the baseline the answer was built on: a workspace's base commit, or the
+    /// commit of the generation answering.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline_commit: Option<String>,
+    /// The named workspace answered from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<String>,
+    /// That workspace's revision (each refresh that changed something adds one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub revision: Option<i64>,
+    /// Files of the workspace's overlay changed on disk since its last refresh (call
+    /// `workspace_refresh` to take them in).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pending_sync: Vec<String>,
+    /// The request's virtual files (their texts replaced the disk's in source and excerpts).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub virtual_files: Vec<String>,
     /// For graph traversals: whether unresolved or ambiguous sites could add results.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub completeness: Option<CompletenessOut>,

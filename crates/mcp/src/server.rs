@@ -146,6 +146,16 @@ impl Backend {
         &self,
         f: impl FnOnce(&Repo, &mut Meta) -> Result<T, String>,
     ) -> Result<Envelope<T>, String> {
+        self.answer_in(&engine::ViewRequest::default(), f)
+    }
+
+    /// [`Backend::answer`] from the view `view` asks for (a workspace's generation, the committed
+    /// baseline, virtual files); the pooled repository goes back to its own view afterwards.
+    pub(crate) fn answer_in<T: serde::Serialize>(
+        &self,
+        view: &engine::ViewRequest,
+        f: impl FnOnce(&Repo, &mut Meta) -> Result<T, String>,
+    ) -> Result<Envelope<T>, String> {
         let started = Instant::now();
         let status = self.status()?;
         let Some(generation) = status.generation.filter(|_| status.indexed) else {
@@ -153,7 +163,15 @@ impl Backend {
                 self.root.display().to_string(),
             )));
         };
-        let repo = self.checkout(generation)?;
+        let mut repo = self.checkout(generation)?;
+        if !view.is_default()
+            && let Err(e) = repo.apply_view(view)
+        {
+            repo.reset_view();
+            self.checkin(repo);
+            return Err(engine_err(e));
+        }
+        let v = repo.view().clone();
         let mut meta = Meta {
             repository: self.root.display().to_string(),
             generation: repo.generation(),
@@ -161,14 +179,26 @@ impl Backend {
             repo_commit: status.repo_commit.clone(),
             stale: status.stale,
             populated: true,
+            consistency: Some(v.consistency.as_str().to_string()),
+            baseline_commit: v.baseline_commit.or_else(|| status.graph_commit.clone()),
+            workspace: v.workspace,
+            revision: v.revision,
+            pending_sync: v.pending_sync,
+            virtual_files: v.virtual_files,
             ..Meta::default()
         };
+        if meta.workspace.is_some() || view.consistency == Some(engine::Consistency::Committed) {
+            // The workspace (or the baseline) does not follow HEAD: it is as fresh as its base.
+            meta.graph_commit = meta.baseline_commit.clone();
+            meta.stale = meta.repo_commit.is_some() && meta.repo_commit != meta.graph_commit;
+        }
         let query = Instant::now();
         let data = f(&repo, &mut meta);
         let db = query.elapsed();
         let data = match data {
             Ok(data) => data,
             Err(e) => {
+                repo.reset_view();
                 self.checkin(repo);
                 return Err(e);
             }
@@ -183,6 +213,7 @@ impl Backend {
         meta.tokens_saved =
             (baseline / crate::budget::BYTES_PER_TOKEN).saturating_sub(meta.est_tokens);
         meta.tokens_saved_total = repo.data.add_tokens_saved(meta.tokens_saved);
+        repo.reset_view();
         self.checkin(repo);
         let total = started.elapsed();
         meta.timing = Timing {
@@ -414,7 +445,7 @@ const INSTRUCTIONS: &str = "Sextant answers questions about one indexed reposito
 const ANALYTICS_INSTRUCTIONS: &str = " Whole-graph questions: `central` and `communities` for the shape of an unfamiliar codebase, `cycles`, `dead_code`, `complexity`, `architecture`, `entry_points` and `flows`; anything else with a read-only Cypher `query` (`schema` lists the labels, relationship types and properties).";
 
 /// Added to the instructions when the workspace toolset is listed.
-const WORKSPACE_INSTRUCTIONS: &str = " To keep another repository's answers following its working tree while you edit it, `watch` it (and `unwatch` it when done); `watched` lists the repositories kept fresh and when each was last updated.";
+const WORKSPACE_INSTRUCTIONS: &str = " To keep another repository's answers following its working tree while you edit it, `watch` it (and `unwatch` it when done); `watched` lists the repositories kept fresh and when each was last updated. When several agents edit the same repository, each can keep its edits to itself in a named workspace: `workspace_create`, then `workspace_refresh` (with `files` for texts not written to disk), and pass `workspace` to the read tools (`consistency` committed for the clean index of the commit, ephemeral with `virtual_files` for unsaved texts); `workspace_list`, `workspace_reset`, `workspace_delete` manage them.";
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for SextantServer {

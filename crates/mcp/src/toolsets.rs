@@ -71,8 +71,17 @@ pub const TOOLSETS: &[Toolset] = &[
     },
     Toolset {
         name: "workspace",
-        description: "keep repositories' indexes fresh while serving: watch, unwatch, watched (named workspaces and overlays for concurrent agents are planned)",
-        tools: &["watch", "unwatch", "watched"],
+        description: "keep repositories' indexes fresh while serving (watch, unwatch, watched) and give concurrent agents isolated named workspaces (workspace_create, workspace_refresh, workspace_reset, workspace_list, workspace_delete)",
+        tools: &[
+            "watch",
+            "unwatch",
+            "watched",
+            "workspace_create",
+            "workspace_refresh",
+            "workspace_reset",
+            "workspace_list",
+            "workspace_delete",
+        ],
     },
 ];
 
@@ -229,7 +238,19 @@ mod tests {
         let mut tools = router(&[workspace]).list_all();
         tools.sort_by(|a, b| a.name.cmp(&b.name));
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-        assert_eq!(names, ["unwatch", "watch", "watched"]);
+        assert_eq!(
+            names,
+            [
+                "unwatch",
+                "watch",
+                "watched",
+                "workspace_create",
+                "workspace_delete",
+                "workspace_list",
+                "workspace_refresh",
+                "workspace_reset"
+            ]
+        );
         insta::assert_json_snapshot!(
             "tools_list_workspace",
             serde_json::to_value(&tools).unwrap()

@@ -11,6 +11,7 @@ mod read;
 mod rows;
 mod schema;
 mod search_filters;
+mod workspaces;
 mod write;
 
 pub use derived::DerivedStore;
@@ -30,6 +31,7 @@ pub use schema::SCHEMA_VERSION;
 pub use search_filters::{
     Bounds, CALL_EDGE_KINDS, CallDegrees, Degree, FilterCandidate, GraphFilters, TextMatcher,
 };
+pub use workspaces::{WORKSPACE_STATUS, WorkspaceFileRow, WorkspaceRow};
 pub use write::{BASELINE_COMMITS, FileBatch, GenFile, GenerationBuilder, IdRanges, Reused};
 
 use std::path::{Path, PathBuf};
@@ -81,6 +83,11 @@ impl Store {
             schema::MigrateError::TooNew(v) => StoreError::TooNew(path.display().to_string(), v),
         })?;
         schema::create_indexes(&store.conn, false).map_err(|e| wrap(path, e))?;
+        // Additive tables (no version bump): readers treat a missing one as empty.
+        store
+            .conn
+            .execute_batch(workspaces::TABLES)
+            .map_err(|e| wrap(path, e))?;
         Ok(store)
     }
 

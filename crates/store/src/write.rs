@@ -77,7 +77,7 @@ fn now() -> i64 {
 }
 
 impl Store {
-    fn in_write_tx<T>(
+    pub(crate) fn in_write_tx<T>(
         &self,
         f: impl FnOnce(&rusqlite::Connection) -> rusqlite::Result<T>,
     ) -> Result<T> {
@@ -101,10 +101,16 @@ impl Store {
     pub fn collect_garbage(&mut self, keep: usize) -> Result<()> {
         let active = self.active_generation_id()?;
         self.in_write_tx(|c| {
+            // Generations a workspace holds (its base and its own) stay while it exists; a
+            // workspace generation no workspace holds any more is collected like a killed run.
+            let held = crate::workspaces::held_generations(c)?;
             let mut stale: Vec<i64> = c
                 .prepare("SELECT id FROM generations WHERE status != 'published' AND id != ?1")?
                 .query_map([active], |r| r.get(0))?
-                .collect::<rusqlite::Result<_>>()?;
+                .collect::<rusqlite::Result<Vec<i64>>>()?
+                .into_iter()
+                .filter(|id| !held.contains(id))
+                .collect();
             let published: Vec<(i64, Option<String>, bool)> = c
                 .prepare(
                     "SELECT id, commit_id, dirty FROM generations
@@ -124,6 +130,9 @@ impl Store {
             let mut commits: Vec<String> = active_commit.into_iter().collect();
             for (i, (id, commit, dirty)) in published.into_iter().enumerate() {
                 if i + 1 < keep {
+                    continue;
+                }
+                if held.contains(&id) {
                     continue;
                 }
                 if let Some(commit) = commit.filter(|_| !dirty)
@@ -694,6 +703,30 @@ impl GenerationBuilder<'_> {
                 .conn
                 .execute_batch("PRAGMA analysis_limit = 1000; ANALYZE;");
         }
+        Ok(generation)
+    }
+}
+
+impl GenerationBuilder<'_> {
+    /// Publishes the generation for a workspace: ready to answer queries, but not active (the
+    /// active generation is untouched); its status is
+    /// [`WORKSPACE_STATUS`](crate::WORKSPACE_STATUS), and garbage collection keeps it only while
+    /// a workspace names it.
+    pub fn publish_detached(mut self, stats_json: &str) -> Result<i64> {
+        self.finish_bulk()?;
+        let generation = self.generation;
+        self.store.in_write_tx(|c| {
+            c.execute(
+                "UPDATE generations SET status = ?4, finished_at = ?2, stats = ?3 WHERE id = ?1",
+                params![
+                    generation,
+                    now(),
+                    stats_json,
+                    crate::workspaces::WORKSPACE_STATUS
+                ],
+            )?;
+            Ok(())
+        })?;
         Ok(generation)
     }
 }

@@ -5,12 +5,75 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::{Json, tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use sextant_engine::{Repo, SEARCH_CAP, SearchOptions};
+use sextant_engine::{Consistency, Repo, SEARCH_CAP, SearchOptions, ViewRequest};
 
 use super::*;
 use crate::budget::{Cursor, Limits, fingerprint, fit, head_tail, json_len};
 use crate::dto::*;
 use crate::server::{SextantServer, check_kinds, engine_err, page_meta};
+
+/// Which sources answer a read tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ConsistencyArg {
+    /// The clean index of HEAD's commit (with `workspace`: the workspace's base).
+    Committed,
+    /// The named workspace, else the live index.
+    Workspace,
+    /// `workspace` plus `virtual_files`.
+    Ephemeral,
+}
+
+/// An unsaved text of a repository file, for one call.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VirtualFile {
+    /// Repository-relative path.
+    pub path: String,
+    /// The whole text.
+    pub content: String,
+}
+
+/// The engine's view request of the `workspace`, `consistency` and `virtual_files` arguments,
+/// checked so errors name the argument.
+pub(crate) fn view_request(
+    workspace: &str,
+    consistency: Option<ConsistencyArg>,
+    virtual_files: &[VirtualFile],
+) -> Result<ViewRequest, String> {
+    let workspace = workspace.trim();
+    if !workspace.is_empty() {
+        sextant_engine::check_workspace_name(workspace)
+            .map_err(|e| format!("argument `workspace`: {e}"))?;
+    }
+    let consistency = consistency.map(|c| match c {
+        ConsistencyArg::Committed => Consistency::Committed,
+        ConsistencyArg::Workspace => Consistency::Workspace,
+        ConsistencyArg::Ephemeral => Consistency::Ephemeral,
+    });
+    match consistency {
+        Some(Consistency::Ephemeral) if virtual_files.is_empty() => {
+            return Err("argument `consistency`: `ephemeral` needs `virtual_files` ([{path, content}], the unsaved texts to read); without them use `workspace`".into());
+        }
+        Some(c @ (Consistency::Committed | Consistency::Workspace))
+            if !virtual_files.is_empty() =>
+        {
+            return Err(format!(
+                "argument `virtual_files`: only read with consistency `ephemeral` (not `{}`); drop `consistency` or set it to `ephemeral`",
+                c.as_str()
+            ));
+        }
+        _ => {}
+    }
+    Ok(ViewRequest {
+        consistency,
+        workspace: Some(workspace.to_string()).filter(|w| !w.is_empty()),
+        virtual_files: virtual_files
+            .iter()
+            .map(|v| (v.path.clone(), v.content.clone()))
+            .collect(),
+    })
+}
 
 /// At most this many members on a card.
 const CARD_MEMBERS: usize = 50;
@@ -25,6 +88,21 @@ pub struct SearchArgs {
     /// server was started for.
     #[serde(default)]
     pub repo: String,
+    /// A named workspace to answer from (`workspace_create`, `workspace_refresh`): its edits are
+    /// in the graph and in the source. Default "": none (the live index).
+    #[serde(default)]
+    pub workspace: String,
+    /// `committed` (the clean index of HEAD's commit; with `workspace`, the workspace's base),
+    /// `workspace` (the named workspace, else the live index) or `ephemeral` (`workspace` plus
+    /// `virtual_files`). Default: `ephemeral` with `virtual_files`, else `workspace`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "ConsistencyArg")]
+    pub consistency: Option<ConsistencyArg>,
+    /// Unsaved texts, `[{path, content}]`, that replace those files' text in source and excerpts
+    /// for this call only (the graph is unchanged). Needs consistency `ephemeral` (the default
+    /// when given). Default: none.
+    #[serde(default)]
+    pub virtual_files: Vec<VirtualFile>,
     /// A name (`UserStore`, `get_user`), a qualified name (`users.UserStore`) or words
     /// (`user id` finds `getUserById`). Default "": with a filter, every symbol passing the
     /// filters, by qualified name.
@@ -100,6 +178,21 @@ pub struct SymbolArgs {
     /// server was started for.
     #[serde(default)]
     pub repo: String,
+    /// A named workspace to answer from (`workspace_create`, `workspace_refresh`): its edits are
+    /// in the graph and in the source. Default "": none (the live index).
+    #[serde(default)]
+    pub workspace: String,
+    /// `committed` (the clean index of HEAD's commit; with `workspace`, the workspace's base),
+    /// `workspace` (the named workspace, else the live index) or `ephemeral` (`workspace` plus
+    /// `virtual_files`). Default: `ephemeral` with `virtual_files`, else `workspace`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "ConsistencyArg")]
+    pub consistency: Option<ConsistencyArg>,
+    /// Unsaved texts, `[{path, content}]`, that replace those files' text in source and excerpts
+    /// for this call only (the graph is unchanged). Needs consistency `ephemeral` (the default
+    /// when given). Default: none.
+    #[serde(default)]
+    pub virtual_files: Vec<VirtualFile>,
     #[schemars(description = SYMBOL_DOC)]
     pub symbol: String,
     /// Answer budget in tokens. Default 8000, at most 32000.
@@ -115,6 +208,21 @@ pub struct SourceArgs {
     /// server was started for.
     #[serde(default)]
     pub repo: String,
+    /// A named workspace to answer from (`workspace_create`, `workspace_refresh`): its edits are
+    /// in the graph and in the source. Default "": none (the live index).
+    #[serde(default)]
+    pub workspace: String,
+    /// `committed` (the clean index of HEAD's commit; with `workspace`, the workspace's base),
+    /// `workspace` (the named workspace, else the live index) or `ephemeral` (`workspace` plus
+    /// `virtual_files`). Default: `ephemeral` with `virtual_files`, else `workspace`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "ConsistencyArg")]
+    pub consistency: Option<ConsistencyArg>,
+    /// Unsaved texts, `[{path, content}]`, that replace those files' text in source and excerpts
+    /// for this call only (the graph is unchanged). Needs consistency `ephemeral` (the default
+    /// when given). Default: none.
+    #[serde(default)]
+    pub virtual_files: Vec<VirtualFile>,
     /// The symbol whose definition to show (same syntax as the other tools). Give this or `path`.
     #[serde(default)]
     pub symbol: String,
@@ -154,6 +262,21 @@ pub struct ReferencesArgs {
     /// server was started for.
     #[serde(default)]
     pub repo: String,
+    /// A named workspace to answer from (`workspace_create`, `workspace_refresh`): its edits are
+    /// in the graph and in the source. Default "": none (the live index).
+    #[serde(default)]
+    pub workspace: String,
+    /// `committed` (the clean index of HEAD's commit; with `workspace`, the workspace's base),
+    /// `workspace` (the named workspace, else the live index) or `ephemeral` (`workspace` plus
+    /// `virtual_files`). Default: `ephemeral` with `virtual_files`, else `workspace`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "ConsistencyArg")]
+    pub consistency: Option<ConsistencyArg>,
+    /// Unsaved texts, `[{path, content}]`, that replace those files' text in source and excerpts
+    /// for this call only (the graph is unchanged). Needs consistency `ephemeral` (the default
+    /// when given). Default: none.
+    #[serde(default)]
+    pub virtual_files: Vec<VirtualFile>,
     #[schemars(description = SYMBOL_DOC)]
     pub symbol: String,
     /// Only these edge kinds (calls, instantiates, uses_type, inherits, implements, imports,
@@ -197,6 +320,21 @@ pub struct CallsArgs {
     /// server was started for.
     #[serde(default)]
     pub repo: String,
+    /// A named workspace to answer from (`workspace_create`, `workspace_refresh`): its edits are
+    /// in the graph and in the source. Default "": none (the live index).
+    #[serde(default)]
+    pub workspace: String,
+    /// `committed` (the clean index of HEAD's commit; with `workspace`, the workspace's base),
+    /// `workspace` (the named workspace, else the live index) or `ephemeral` (`workspace` plus
+    /// `virtual_files`). Default: `ephemeral` with `virtual_files`, else `workspace`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "ConsistencyArg")]
+    pub consistency: Option<ConsistencyArg>,
+    /// Unsaved texts, `[{path, content}]`, that replace those files' text in source and excerpts
+    /// for this call only (the graph is unchanged). Needs consistency `ephemeral` (the default
+    /// when given). Default: none.
+    #[serde(default)]
+    pub virtual_files: Vec<VirtualFile>,
     #[schemars(description = SYMBOL_DOC)]
     pub symbol: String,
     /// `in` (callers) or `out` (callees). Default `in`.
@@ -226,8 +364,9 @@ impl SextantServer {
         &self,
         Parameters(a): Parameters<SearchArgs>,
     ) -> Result<Json<Envelope<SearchData>>, String> {
+        let view = view_request(&a.workspace, a.consistency, &a.virtual_files)?;
         self.blocking(&a.repo.clone(), move |b| {
-            b.answer(|repo, meta| {
+            b.answer_in(&view, |repo, meta| {
                 let query = a.query.trim().to_string();
                 let labels: Vec<String> = a
                     .kind
@@ -375,8 +514,9 @@ impl SextantServer {
         &self,
         Parameters(a): Parameters<SymbolArgs>,
     ) -> Result<Json<Envelope<CardData>>, String> {
+        let view = view_request(&a.workspace, a.consistency, &a.virtual_files)?;
         self.blocking(&a.repo.clone(), move |b| {
-            b.answer(|repo, meta| {
+            b.answer_in(&view, |repo, meta| {
                 let mut limits = Limits::default();
                 let budget = limits.budget_bytes(a.max_tokens);
                 let s = repo.resolve_symbol(&a.symbol).map_err(engine_err)?;
@@ -423,8 +563,9 @@ impl SextantServer {
         &self,
         Parameters(a): Parameters<SourceArgs>,
     ) -> Result<Json<Envelope<SourceData>>, String> {
+        let view = view_request(&a.workspace, a.consistency, &a.virtual_files)?;
         self.blocking(&a.repo.clone(), move |b| {
-            b.answer(|repo, meta| source(repo, meta, a))
+            b.answer_in(&view, |repo, meta| source(repo, meta, a))
         })
         .await
     }
@@ -437,8 +578,9 @@ impl SextantServer {
         &self,
         Parameters(a): Parameters<ReferencesArgs>,
     ) -> Result<Json<Envelope<ReferencesData>>, String> {
+        let view = view_request(&a.workspace, a.consistency, &a.virtual_files)?;
         self.blocking(&a.repo.clone(), move |b| {
-            b.answer(|repo, meta| {
+            b.answer_in(&view, |repo, meta| {
                 let kinds = check_kinds("kind", &a.kind, true)?;
                 let mut limits = Limits::default();
                 let limit = limits.clamp("limit", a.limit, 50, 1, 500) as usize;
@@ -527,8 +669,9 @@ impl SextantServer {
         &self,
         Parameters(a): Parameters<CallsArgs>,
     ) -> Result<Json<Envelope<CallsData>>, String> {
+        let view = view_request(&a.workspace, a.consistency, &a.virtual_files)?;
         self.blocking(&a.repo.clone(), move |b| {
-            b.answer(|repo, meta| {
+            b.answer_in(&view, |repo, meta| {
                 let mut limits = Limits::default();
                 let depth = limits.clamp("depth", a.depth, 3, 1, 6);
                 let per_level = limits.clamp("limit", a.limit, 20, 1, 100);

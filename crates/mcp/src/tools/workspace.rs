@@ -1,8 +1,10 @@
 //! Workspace tools (the `workspace` toolset): `watch`, `unwatch` and `watched`, over the
 //! process-wide watch registry (`crate::watches`). Watching a repository keeps its index fresh
 //! (an initial incremental index, then a live update after every debounced burst of file
-//! changes), so answers for it with `repo` follow the working tree. Named workspaces and
-//! overlays are planned, not built.
+//! changes), so answers for it with `repo` follow the working tree. Named workspaces
+//! (`workspace_create`, `workspace_refresh`, `workspace_reset`, `workspace_list`,
+//! `workspace_delete`) give agents that must not see each other's edits an overlay each, which
+//! the read tools answer from with their `workspace` argument.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -218,8 +220,368 @@ fn meta_for(root: &Path, started: Instant, bytes: u64) -> Meta {
     }
 }
 
+/// `workspace_create` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WorkspaceCreateArgs {
+    /// The repository: its root path, or its id from `status`. Default "": the repository this
+    /// server was started for.
+    #[serde(default)]
+    pub repo: String,
+    /// The workspace's name: 1-64 letters, digits, `.`, `_` or `-`.
+    pub workspace: String,
+    /// The commit (any revision: `HEAD~2`, a branch, an id) whose clean index the workspace
+    /// starts from. Default "": HEAD.
+    #[serde(default)]
+    pub commit: String,
+}
+
+/// Arguments naming one workspace (`workspace_reset`, `workspace_delete`).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WorkspaceNameArgs {
+    /// The repository: its root path, or its id from `status`. Default "": the repository this
+    /// server was started for.
+    #[serde(default)]
+    pub repo: String,
+    /// The workspace's name.
+    pub workspace: String,
+}
+
+/// `workspace_list` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WorkspaceListArgs {
+    /// The repository: its root path, or its id from `status`. Default "": the repository this
+    /// server was started for.
+    #[serde(default)]
+    pub repo: String,
+}
+
+/// One file text pushed into a workspace.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FileText {
+    /// Repository-relative path.
+    pub path: String,
+    /// The file's whole text in the workspace; `null` deletes the file there.
+    pub content: Option<String>,
+}
+
+/// `workspace_refresh` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WorkspaceRefreshArgs {
+    /// The repository: its root path, or its id from `status`. Default "": the repository this
+    /// server was started for.
+    #[serde(default)]
+    pub repo: String,
+    /// The workspace's name.
+    pub workspace: String,
+    /// Re-read these repository-relative files from disk. Default: none.
+    #[serde(default)]
+    pub file_paths: Vec<String>,
+    /// Take these texts (for an agent that does not write to disk): `[{path, content}]`,
+    /// `content: null` deletes the file in the workspace. Default: none. With neither
+    /// `file_paths` nor `files`, every file of the working tree that differs from the
+    /// workspace's base commit is taken in (and overlay files that no longer differ go back).
+    #[serde(default)]
+    pub files: Vec<FileText>,
+}
+
+/// A workspace as listed.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct WorkspaceOut {
+    pub workspace: String,
+    /// The commit its overlay applies to (absent outside git).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base_commit: Option<String>,
+    /// The generation answering for it.
+    pub generation: i64,
+    pub revision: i64,
+    /// Files its overlay changes, adds or deletes.
+    pub modified_files: u64,
+    /// HEAD moved away from its base commit.
+    pub is_stale: bool,
+    /// Unix time.
+    pub created_at: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refreshed_at: Option<i64>,
+}
+
+/// `workspace_create` answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct WorkspaceCreateData {
+    pub workspace: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base_commit: Option<String>,
+    /// Its revision (0 for a new workspace).
+    pub current_revision: i64,
+    /// False: it existed already and is returned unchanged.
+    pub created: bool,
+}
+
+/// `workspace_reset` answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct WorkspaceResetData {
+    pub workspace: String,
+    pub previous_revision: i64,
+    /// Always 0.
+    pub new_revision: i64,
+}
+
+/// `workspace_list` answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct WorkspaceListData {
+    pub count: u64,
+    /// By name.
+    pub workspaces: Vec<WorkspaceOut>,
+    /// HEAD now (absent outside git).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub current_commit: Option<String>,
+}
+
+/// `workspace_delete` answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct WorkspaceDeleteData {
+    pub workspace: String,
+    /// False: there was no such workspace.
+    pub deleted: bool,
+}
+
+/// `workspace_refresh` answer.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct WorkspaceRefreshData {
+    pub workspace: String,
+    /// Files whose text in the workspace changed and were indexed again.
+    pub files_reindexed: u64,
+    /// Definitions in their new versions (plus those of files it deleted).
+    pub symbols_updated: u64,
+    /// The revision now (unchanged when nothing changed).
+    pub new_revision: i64,
+    /// The changed paths.
+    pub changed: Vec<String>,
+    /// `working_tree` (auto-detected), `paths` or `contents`.
+    pub source: String,
+}
+
+fn workspace_arg(name: &str) -> Result<String, String> {
+    let name = name.trim();
+    engine::check_workspace_name(name)
+        .map(str::to_string)
+        .map_err(|e| format!("argument `workspace`: {e}"))
+}
+
+/// Runs a workspace operation for the backend of `repo` and wraps it in the envelope.
+fn workspace_answer<T: Serialize>(
+    b: &crate::server::Backend,
+    started: Instant,
+    f: impl FnOnce(&Path, &Path) -> Result<T, engine::Error>,
+    meta_of: impl FnOnce(&T, &mut Meta),
+) -> Result<Envelope<T>, String> {
+    let home = engine::data_home();
+    let data = f(&home, &b.root).map_err(crate::server::engine_err)?;
+    let mut meta = meta_for(&b.root, started, json_len(&data) as u64);
+    meta_of(&data, &mut meta);
+    Ok(Envelope { data, meta })
+}
+
 #[tool_router(router = workspace_tools, vis = "pub(crate)")]
 impl SextantServer {
+    #[tool(
+        description = "Create a named workspace: an overlay for one agent's edits on the clean index of a commit (default HEAD), isolated from other workspaces and from the committed view. Idempotent. Take edits in with `workspace_refresh`, then pass `workspace` to search, symbol, source, references and calls.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn workspace_create(
+        &self,
+        Parameters(a): Parameters<WorkspaceCreateArgs>,
+    ) -> Result<Json<Envelope<WorkspaceCreateData>>, String> {
+        let name = workspace_arg(&a.workspace)?;
+        self.blocking(&a.repo.clone(), move |b| {
+            let commit = Some(a.commit.trim().to_string()).filter(|c| !c.is_empty());
+            workspace_answer(
+                b,
+                Instant::now(),
+                |home, root| {
+                    let c = engine::create_workspace(home, root, &name, commit.as_deref())?;
+                    Ok(WorkspaceCreateData {
+                        workspace: c.name,
+                        base_commit: c.base_commit,
+                        current_revision: c.revision,
+                        created: c.created,
+                    })
+                },
+                |d, meta| {
+                    meta.workspace = Some(d.workspace.clone());
+                    meta.revision = Some(d.current_revision);
+                    meta.baseline_commit = d.base_commit.clone();
+                },
+            )
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Take edits into a workspace and re-index them: `files` ([{path, content}], content null deletes) for an agent that does not write to disk, `file_paths` to re-read files from disk, or neither to take every file of the working tree that differs from the workspace's base commit. Returns files re-indexed, symbols updated and the new revision (incremented only when something changed).",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn workspace_refresh(
+        &self,
+        Parameters(a): Parameters<WorkspaceRefreshArgs>,
+    ) -> Result<Json<Envelope<WorkspaceRefreshData>>, String> {
+        let name = workspace_arg(&a.workspace)?;
+        if !a.files.is_empty() && !a.file_paths.is_empty() {
+            return Err("give `files` or `file_paths`, not both".into());
+        }
+        self.blocking(&a.repo.clone(), move |b| {
+            let input = engine::RefreshInput {
+                paths: (!a.file_paths.is_empty()).then(|| a.file_paths.clone()),
+                contents: (!a.files.is_empty()).then(|| {
+                    a.files
+                        .iter()
+                        .map(|f| (f.path.clone(), f.content.clone()))
+                        .collect()
+                }),
+            };
+            workspace_answer(
+                b,
+                Instant::now(),
+                |home, root| {
+                    let r = engine::refresh_workspace(home, root, &name, &input)?;
+                    Ok(WorkspaceRefreshData {
+                        workspace: r.name,
+                        files_reindexed: r.files_reindexed,
+                        symbols_updated: r.symbols_updated,
+                        new_revision: r.revision,
+                        changed: r.changed,
+                        source: r.source.to_string(),
+                    })
+                },
+                |d, meta| {
+                    meta.workspace = Some(d.workspace.clone());
+                    meta.revision = Some(d.new_revision);
+                },
+            )
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Drop a workspace's overlay: it answers like its base again, revision back to 0.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn workspace_reset(
+        &self,
+        Parameters(a): Parameters<WorkspaceNameArgs>,
+    ) -> Result<Json<Envelope<WorkspaceResetData>>, String> {
+        let name = workspace_arg(&a.workspace)?;
+        self.blocking(&a.repo.clone(), move |b| {
+            workspace_answer(
+                b,
+                Instant::now(),
+                |home, root| {
+                    let r = engine::reset_workspace(home, root, &name)?;
+                    Ok(WorkspaceResetData {
+                        workspace: r.name,
+                        previous_revision: r.previous_revision,
+                        new_revision: r.new_revision,
+                    })
+                },
+                |d, meta| {
+                    meta.workspace = Some(d.workspace.clone());
+                    meta.revision = Some(d.new_revision);
+                },
+            )
+        })
+        .await
+    }
+
+    #[tool(
+        description = "The repository's workspaces: base commit, revision, modified files, whether HEAD moved away from the base (stale), creation time; and HEAD now.",
+        annotations(read_only_hint = true, open_world_hint = false)
+    )]
+    async fn workspace_list(
+        &self,
+        Parameters(a): Parameters<WorkspaceListArgs>,
+    ) -> Result<Json<Envelope<WorkspaceListData>>, String> {
+        self.blocking(&a.repo.clone(), move |b| {
+            workspace_answer(
+                b,
+                Instant::now(),
+                |home, root| {
+                    let l = engine::list_workspaces(home, root)?;
+                    let workspaces: Vec<WorkspaceOut> = l
+                        .workspaces
+                        .into_iter()
+                        .map(|w| WorkspaceOut {
+                            workspace: w.name,
+                            base_commit: w.base_commit,
+                            generation: w.generation,
+                            revision: w.revision,
+                            modified_files: w.modified_files,
+                            is_stale: w.is_stale,
+                            created_at: w.created_at,
+                            refreshed_at: w.refreshed_at,
+                        })
+                        .collect();
+                    Ok(WorkspaceListData {
+                        count: workspaces.len() as u64,
+                        workspaces,
+                        current_commit: l.head_commit,
+                    })
+                },
+                |_, _| {},
+            )
+        })
+        .await
+    }
+
+    #[tool(
+        description = "Delete a workspace and its overlay (`deleted` false when there was none).",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn workspace_delete(
+        &self,
+        Parameters(a): Parameters<WorkspaceNameArgs>,
+    ) -> Result<Json<Envelope<WorkspaceDeleteData>>, String> {
+        let name = workspace_arg(&a.workspace)?;
+        self.blocking(&a.repo.clone(), move |b| {
+            workspace_answer(
+                b,
+                Instant::now(),
+                |home, root| {
+                    let d = engine::delete_workspace(home, root, &name)?;
+                    Ok(WorkspaceDeleteData {
+                        workspace: d.name,
+                        deleted: d.deleted,
+                    })
+                },
+                |d, meta| meta.workspace = Some(d.workspace.clone()),
+            )
+        })
+        .await
+    }
+
     #[tool(
         description = "Keep a repository's index fresh while this server runs: index it (an unindexed directory too), then update it after every burst of file changes, commits and checkouts, so answers for it (`repo` on any tool) follow the working tree. Returns at once with the watcher's status (`indexing` until the first run publishes); a watched repository just returns its status.",
         annotations(
