@@ -4,20 +4,24 @@
 //! built in batches and published by flipping one row, so readers never see half an index and a
 //! crash leaves the previous generation intact. The schema is documented in `docs/schema.md`.
 
+mod bundle;
 mod derived;
 mod graph;
 mod live;
+mod pins;
 mod read;
 mod rows;
 mod schema;
 mod search_filters;
 mod write;
 
+pub use bundle::{BUNDLE_FORMAT, BundleExpect, BundleInfo, read_bundle_info};
 pub use derived::DerivedStore;
 pub use graph::{
     GraphEdgeRow, GraphNodeRow, GraphRows, NamedRefSource, UnresolvedBase, UnresolvedName,
 };
 pub use live::{StoredEdge, StoredUnresolved};
+pub use pins::{Pin, PinRow};
 pub use read::{
     EdgeDump, EdgeHit, FileInfo, GenerationInfo, Histogram, ImportBrief, NodeBrief, NodeRow,
     RefBrief, RefEdge, RefSite, SearchFilters, SkippedRow,
@@ -50,6 +54,9 @@ pub enum StoreError {
         "database {0} was written by a newer Sextant (schema {1}, this build understands {SCHEMA_VERSION}); upgrade sextant or index into another SEXTANT_HOME"
     )]
     TooNew(String, i64),
+    /// A baseline file (shared cache) that cannot be imported; nothing was changed.
+    #[error("baseline file {path} refused: {reason}")]
+    BadBaseline { path: String, reason: String },
     #[error("{0}")]
     Other(String),
 }
@@ -81,6 +88,11 @@ impl Store {
             schema::MigrateError::TooNew(v) => StoreError::TooNew(path.display().to_string(), v),
         })?;
         schema::create_indexes(&store.conn, false).map_err(|e| wrap(path, e))?;
+        // Additive tables (no schema version of their own; readers treat them as optional).
+        store
+            .conn
+            .execute_batch(pins::PINS_TABLE)
+            .map_err(|e| wrap(path, e))?;
         Ok(store)
     }
 
