@@ -58,6 +58,16 @@ pub struct CacheReport {
     pub push_seconds: f64,
     /// Problems that made the run skip the cache (it built or kept its index locally).
     pub warnings: Vec<String>,
+    /// The cached file of the commit was built with another resolution context: this run's
+    /// baseline replaces it.
+    #[serde(skip)]
+    pub(crate) replace: bool,
+}
+
+/// The resolution context recorded in a generation's stored summary.
+fn context_of(stats: Option<&str>) -> Option<String> {
+    let stats: serde_json::Value = serde_json::from_str(stats?).ok()?;
+    Some(stats.get("context")?.as_str()?.to_string())
 }
 
 impl CacheReport {
@@ -82,6 +92,7 @@ pub(crate) fn pull_before_run(
     dir: &Path,
     root: &Path,
     commit: &str,
+    context: &str,
     store: &mut Store,
 ) -> (CacheReport, Option<i64>) {
     let mut report = CacheReport {
@@ -107,6 +118,23 @@ pub(crate) fn pull_before_run(
     let file = baseline_file(dir, &key, commit);
     if !file.is_file() {
         return (report, None);
+    }
+    // A baseline built by another Sextant (other extractor versions) or from other manifests
+    // would be imported for nothing: nothing in it could be reused.
+    match sextant_store::read_bundle_info(&file) {
+        Ok(info) if context_of(info.stats.as_deref()).as_deref() != Some(context) => {
+            report.warn(format!(
+                "{} was built with another resolution context (another Sextant version or other manifests); building locally, and the cache gets this run's baseline",
+                file.display()
+            ));
+            report.replace = true;
+            return (report, None);
+        }
+        Ok(_) => {}
+        Err(e) => {
+            report.warn(format!("{e}; building locally"));
+            return (report, None);
+        }
     }
     let started = Instant::now();
     let pulled = store.import_generation(
@@ -144,7 +172,7 @@ pub(crate) fn push_after_run(
         return;
     }
     let file = baseline_file(&report.dir, &key, commit);
-    if file.is_file() {
+    if file.is_file() && !report.replace {
         return;
     }
     let started = Instant::now();
@@ -163,7 +191,31 @@ fn export(store: &Store, generation: i64, key: &str, file: &Path) -> Result<u64>
         std::fs::create_dir_all(parent)
             .map_err(|e| Error::Io(format!("cannot create {}: {e}", parent.display())))?;
     }
-    Ok(store.export_generation(generation, key, file)?)
+    let bytes = store.export_generation(generation, key, file)?;
+    if let Some(parent) = file.parent() {
+        remove_stale_temporaries(parent);
+    }
+    Ok(bytes)
+}
+
+/// Temporary files of pushes that died before their rename (`.<name>.<pid>-….tmp`), once they
+/// are an hour old (a push in progress elsewhere is never that slow).
+fn remove_stale_temporaries(dir: &Path) {
+    let Ok(entries) = dir.read_dir() else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age.as_secs() > 3600);
+        if name.starts_with('.') && name.ends_with(".tmp") && old {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// What `baselines push` or `baselines pull` did.

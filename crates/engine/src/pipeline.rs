@@ -282,26 +282,6 @@ pub fn index(
     } else {
         HashMap::new()
     };
-    // The shared baseline cache: pull HEAD's baseline when no local generation has its commit.
-    let head_commit = head.as_ref().and_then(|h| h.commit.clone());
-    let (mut cache, pulled) = match (&options.cache_dir, &head_commit) {
-        (Some(dir), Some(commit)) if !options.full => {
-            let (report, pulled) = crate::cache::pull_before_run(dir, &root, commit, &mut store);
-            (Some(report), pulled)
-        }
-        (Some(dir), _) => (
-            Some(crate::cache::CacheReport {
-                dir: dir.clone(),
-                ..Default::default()
-            }),
-            None,
-        ),
-        _ => (None, None),
-    };
-    if pulled.is_some() {
-        mark("pull", &mut phases);
-    }
-
     options.check_cancel()?;
     progress(Progress::Walking);
     let mut exclude = vec![data.dir.clone()];
@@ -318,6 +298,35 @@ pub fn index(
     let paths: Vec<&str> = walk.files.iter().map(|f| f.path.as_str()).collect();
     let layout = Layout::new(&paths, &cargo);
     mark("walk", &mut phases);
+
+    let versions: FxHashMap<String, String> = registry
+        .languages()
+        .iter()
+        .map(|l| (l.id().to_string(), extractor_version(l)))
+        .collect();
+
+    let context = resolution_context(&cargo, &npm_packages, &versions);
+
+    // The shared baseline cache: pull HEAD's baseline when no local generation has its commit.
+    let head_commit = head.as_ref().and_then(|h| h.commit.clone());
+    let (mut cache, pulled) = match (&options.cache_dir, &head_commit) {
+        (Some(dir), Some(commit)) if !options.full => {
+            let (report, pulled) =
+                crate::cache::pull_before_run(dir, &root, commit, &context, &mut store);
+            (Some(report), pulled)
+        }
+        (Some(dir), _) => (
+            Some(crate::cache::CacheReport {
+                dir: dir.clone(),
+                ..Default::default()
+            }),
+            None,
+        ),
+        _ => (None, None),
+    };
+    if pulled.is_some() {
+        mark("pull", &mut phases);
+    }
 
     // Previous versions, for reuse.
     let active = store.active_generation_id()?;
@@ -345,14 +354,6 @@ pub fn index(
             }
         }
     }
-    let versions: FxHashMap<String, String> = registry
-        .languages()
-        .iter()
-        .map(|l| (l.id().to_string(), extractor_version(l)))
-        .collect();
-
-    let context = resolution_context(&cargo, &npm_packages, &versions);
-
     // Read + extract in parallel; write in batches on this thread.
     let total = walk.files.len() as u64;
     let done = AtomicU64::new(0);

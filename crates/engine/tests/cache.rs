@@ -343,6 +343,22 @@ fn concurrent_pushes_never_expose_a_partial_file() {
     });
     assert!(checked > 0);
     assert_eq!(cached_files(&w.cache), vec![file.clone()], "no temp left");
+    // A push that died before its rename leaves a temporary file: removed once an hour old.
+    let dir = file.parent().unwrap();
+    let stale = dir.join(format!(".{commit}.sxb.1-0-0.tmp"));
+    let fresh = dir.join(format!(".{commit}.sxb.2-0-0.tmp"));
+    for p in [&stale, &fresh] {
+        std::fs::write(p, "partial").unwrap();
+    }
+    std::fs::File::options()
+        .write(true)
+        .open(&stale)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(7200))
+        .unwrap();
+    sextant_engine::push_baseline(&w.home_a, &w.a, &w.cache, None).unwrap();
+    assert!(!stale.exists() && fresh.exists());
+    std::fs::remove_file(&fresh).unwrap();
     // And B pulls what the racing pushers left.
     let sb = index(&w.b, &w.home_b, Some(&w.cache));
     assert_eq!(sb.cache.unwrap().pulled.as_deref(), Some(commit.as_str()));
@@ -411,4 +427,66 @@ fn pins_survive_gc_while_unpinned_old_baselines_go() {
             .iter()
             .any(|b| b.commit.as_deref() == Some(commits[1].as_str()))
     );
+}
+
+/// A cached baseline made by another Sextant (its resolution context differs) cannot be reused:
+/// it is not imported, the run builds locally, and its own baseline replaces the cached one.
+#[test]
+fn a_baseline_of_another_context_is_not_imported_and_gets_replaced() {
+    let w = world();
+    let commit = head(&w.a);
+    let sa = index(&w.a, &w.home_a, Some(&w.cache));
+    let key = sa.cache.unwrap().repo_key.unwrap();
+    let file = sextant_engine::baseline_file(&w.cache, &key, &commit);
+    {
+        let mut scratch =
+            sextant_store::Store::open(&w.cache.with_file_name("scratch.db")).unwrap();
+        let g = scratch
+            .import_generation(
+                &file,
+                sextant_store::BundleExpect {
+                    repo_key: &key,
+                    commit: Some(&commit),
+                },
+            )
+            .unwrap();
+        let stats = scratch.generation(g).unwrap().unwrap().stats.unwrap();
+        let mut stats: serde_json::Value = serde_json::from_str(&stats).unwrap();
+        stats["context"] = "from-another-version".into();
+        scratch.set_generation_stats(g, &stats.to_string()).unwrap();
+        scratch.export_generation(g, &key, &file).unwrap();
+    }
+    let sb = index(&w.b, &w.home_b, Some(&w.cache));
+    let cb = sb.cache.unwrap();
+    assert_eq!(cb.pulled, None);
+    assert!(
+        cb.warnings
+            .iter()
+            .any(|m| m.contains("another resolution context")),
+        "{:?}",
+        cb.warnings
+    );
+    assert!(sb.bytes_extracted > 0);
+    assert_eq!(cb.pushed.as_deref(), Some(commit.as_str()), "replaced");
+    let home = w.home_b.with_file_name("home-b3");
+    let s3 = index(&w.b, &home, Some(&w.cache));
+    assert_eq!(s3.cache.unwrap().pulled.as_deref(), Some(commit.as_str()));
+    assert_eq!(s3.bytes_extracted, 0);
+}
+
+/// A cache that cannot be used (here its path is a regular file) never fails the index.
+#[test]
+fn an_unusable_cache_is_a_warning_not_a_failure() {
+    let w = world();
+    std::fs::create_dir_all(w.cache.parent().unwrap()).unwrap();
+    std::fs::write(&w.cache, "not a directory").unwrap();
+    let s = index(&w.a, &w.home_a, Some(&w.cache));
+    let c = s.cache.unwrap();
+    assert_eq!((c.pulled, c.pushed), (None, None));
+    assert!(
+        c.warnings.iter().any(|m| m.contains("push of")),
+        "{:?}",
+        c.warnings
+    );
+    assert!(s.symbols > 0 && s.generation > 0);
 }

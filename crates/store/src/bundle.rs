@@ -48,6 +48,8 @@ pub struct BundleInfo {
     pub created_at: i64,
     pub files: u64,
     pub nodes: u64,
+    /// The generation's stored summary (JSON; its `context` decides whether it can be reused).
+    pub stats: Option<String>,
 }
 
 /// What an import must match.
@@ -492,7 +494,11 @@ pub fn read_bundle_info(path: &Path) -> Result<BundleInfo> {
             .parse()
             .map_err(|_| refused(path, format!("{k} is not a number")))
     };
+    let stats: Option<String> = conn
+        .query_row("SELECT stats FROM generations", [], |r| r.get(0))
+        .map_err(not_sqlite)?;
     Ok(BundleInfo {
+        stats,
         repo_key: get("repo_key")?,
         commit: get("commit")?,
         branch: meta.get("branch").cloned(),
