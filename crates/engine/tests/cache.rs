@@ -490,3 +490,30 @@ fn an_unusable_cache_is_a_warning_not_a_failure() {
     );
     assert!(s.symbols > 0 && s.generation > 0);
 }
+
+/// A home that already has an older commit pulls the new one and prefers its file versions over
+/// its own identical ones, so the pulled generation's resolution is shared outright.
+#[test]
+fn a_home_with_an_older_commit_pulls_the_new_one_and_shares_it() {
+    let w = world();
+    index(&w.a, &w.home_a, Some(&w.cache));
+    let first = index(&w.b, &w.home_b, Some(&w.cache));
+    assert!(first.cache.unwrap().pulled.is_some());
+    write(
+        &w.a,
+        "shop/users.py",
+        "class UserStore:\n    def get_user_by_id(self, user_id):\n        return user_id\n\n\ndef create_store():\n    return UserStore()\n",
+    );
+    git(&w.a, &["commit", "-q", "-am", "two"]);
+    let second = head(&w.a);
+    let sa = index(&w.a, &w.home_a, Some(&w.cache));
+    assert_eq!(sa.cache.unwrap().pushed.as_deref(), Some(second.as_str()));
+    git(&w.b, &["pull", "-q", "--ff-only"]);
+    assert_eq!(head(&w.b), second);
+    let sb = index(&w.b, &w.home_b, Some(&w.cache));
+    let cb = sb.cache.unwrap();
+    assert_eq!(cb.pulled.as_deref(), Some(second.as_str()), "{cb:?}");
+    assert_eq!(sb.bytes_extracted, 0);
+    assert_eq!(sb.reused_generation, cb.pulled_generation);
+    assert_eq!(answers(&w.home_a, &w.a), answers(&w.home_b, &w.b));
+}
