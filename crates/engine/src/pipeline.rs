@@ -282,6 +282,7 @@ pub fn index(
     } else {
         HashMap::new()
     };
+
     options.check_cancel()?;
     progress(Progress::Walking);
     let mut exclude = vec![data.dir.clone()];
