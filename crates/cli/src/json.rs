@@ -93,6 +93,7 @@ pub fn index_summary(s: &IndexSummary) -> Value {
         "unresolved": counts(&s.unresolved),
         "resolution_shared_with": s.reused_generation,
         "edge_sets_shared": s.sets_shared,
+        "cache": s.cache,
         "wall_seconds": s.wall_seconds,
         "mb_per_second": s.mb_per_second(),
         "phases": counts_f(&s.phases),

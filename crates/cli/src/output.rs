@@ -128,6 +128,35 @@ pub fn index_summary(s: &IndexSummary) -> String {
             x.sites_local
         ));
     }
+    if let Some(c) = &s.cache {
+        let mut parts = Vec::new();
+        if let (Some(commit), Some(g)) = (&c.pulled, c.pulled_generation) {
+            parts.push(format!(
+                "pulled {} as generation {g} ({:.2} s)",
+                &commit[..commit.len().min(12)],
+                c.pull_seconds
+            ));
+        }
+        if let Some(commit) = &c.pushed {
+            parts.push(format!(
+                "pushed {} ({}, {:.2} s)",
+                &commit[..commit.len().min(12)],
+                human_bytes(c.pushed_bytes),
+                c.push_seconds
+            ));
+        }
+        if parts.is_empty() {
+            parts.push("nothing to pull or push".into());
+        }
+        out.push_str(&format!(
+            "  cache      {} in {}\n",
+            parts.join(", "),
+            c.dir.display()
+        ));
+        for w in &c.warnings {
+            out.push_str(&format!("  cache      warning: {w}\n"));
+        }
+    }
     out.push_str(&format!(
         "  time       {:.2} s, {:.1} MB/s over {}   database {} (generation {})\n",
         s.wall_seconds,

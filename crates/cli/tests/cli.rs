@@ -118,7 +118,8 @@ impl Fixture {
             .arg("--repo")
             .arg(&self.repo)
             .env("SEXTANT_HOME", &self.home)
-            .env_remove("SEXTANT_LOG");
+            .env_remove("SEXTANT_LOG")
+            .env_remove("SEXTANT_CACHE_DIR");
         c
     }
 
@@ -488,4 +489,84 @@ fn workspace_commands_isolate_edits_and_answer_with_workspace() {
     let (code, text, _) = f.run(&["workspace", "list"]);
     assert_eq!(code, 0);
     assert!(text.contains("no workspaces"), "{text}");
+}
+
+/// `baselines push|pull|pin|unpin --json`: push from one home, pull into another (which then
+/// indexes without resolving), pins shown by `list`, clear errors without a cache directory.
+#[test]
+fn baselines_push_pull_pin_and_unpin() {
+    let f = fixture();
+    let cache = f._tmp.path().join("cache");
+    let (code, _, err) = f.run(&["baselines", "push"]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("--cache-dir") && err.contains("SEXTANT_CACHE_DIR"),
+        "{err}"
+    );
+    let first = f.index();
+    assert!(first["cache"].is_null(), "no cache configured: {first}");
+    let pushed = f.json(&["baselines", "push", "--cache-dir", cache.to_str().unwrap()]);
+    let p = &pushed["pushed"];
+    assert_eq!(p["commit"], first["commit"], "{pushed}");
+    assert_eq!(p["generation"], first["generation"]);
+    assert!(p["bytes"].as_u64().unwrap() > 0);
+    assert!(std::path::Path::new(p["file"].as_str().unwrap()).is_file());
+
+    // Another home, the cache named by the environment: pull, then an index that resolves nothing.
+    let other = |args: &[&str]| -> Value {
+        let out = Command::cargo_bin("sextant")
+            .unwrap()
+            .args(args)
+            .arg("--json")
+            .arg("--repo")
+            .arg(&f.repo)
+            .env("SEXTANT_HOME", f._tmp.path().join("home2"))
+            .env("SEXTANT_CACHE_DIR", &cache)
+            .env_remove("SEXTANT_LOG")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let pulled = other(&["baselines", "pull"]);
+    assert_eq!(pulled["pulled"]["already"], false, "{pulled}");
+    assert_eq!(pulled["pulled"]["commit"], first["commit"]);
+    let g = pulled["pulled"]["generation"].clone();
+    let summary = other(&["index", f.repo.to_str().unwrap()]);
+    assert_eq!(summary["resolution_shared_with"], g, "{summary}");
+    assert_eq!(summary["symbols"], first["symbols"]);
+    assert_eq!(summary["edges"], first["edges"]);
+    assert!(summary["cache"]["pushed"].is_null() && summary["cache"]["pulled"].is_null());
+    let again = other(&["baselines", "pull"]);
+    assert_eq!(again["pulled"]["already"], true, "{again}");
+
+    // Pins.
+    let commit = first["commit"].as_str().unwrap();
+    let pin = f.json(&["baselines", "pin", &commit[..12]]);
+    assert_eq!(pin["pinned"]["kind"], "commit", "{pin}");
+    assert_eq!(pin["pinned"]["target"], commit);
+    assert_eq!(pin["pinned"]["generation"], first["generation"]);
+    let list = f.json(&["baselines", "list"]);
+    let gens = list["generations"].as_array().unwrap();
+    assert!(
+        gens.iter()
+            .any(|g| g["generation"] == first["generation"] && g["pinned"] == true),
+        "{list}"
+    );
+    let (code, text, _) = f.run(&["baselines", "list"]);
+    assert!(code == 0 && text.contains("pinned"), "{text}");
+    let by_id = f.json(&["baselines", "pin", &first["generation"].to_string()]);
+    assert_eq!(by_id["pinned"]["kind"], "generation", "{by_id}");
+    let unpin = f.json(&["baselines", "unpin", commit]);
+    assert_eq!(unpin["unpinned"]["changed"], true, "{unpin}");
+    let (code, _, err) = f.run(&["baselines", "unpin", commit]);
+    assert_ne!(code, 0);
+    assert!(err.contains("is not pinned"), "{err}");
+    let (code, _, err) = f.run(&["baselines", "pin", "no-such-thing"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("names neither"), "{err}");
 }

@@ -3,6 +3,7 @@
 
 mod analytics;
 mod baselines;
+mod cache;
 mod changes;
 pub mod config;
 mod eval;
@@ -29,7 +30,13 @@ pub use analytics::{
     Layer, NodeRef, QueryError, QueryOutput, QueryTruncation, RankedNode, RepoConfig, SchemaEntry,
     SchemaReport, load_repo_config,
 };
-pub use baselines::{Baseline, baselines, collect_baselines};
+pub use baselines::{
+    Baseline, PinChange, baselines, collect_baselines, pin_baseline, unpin_baseline,
+};
+pub use cache::{
+    CACHE_DIR_ENV, CacheReport, CacheTransfer, baseline_file, cache_dir, cache_dir_from_env,
+    pull_baseline, push_baseline,
+};
 pub use changes::{
     ChangeInput, ChangeSet, ChangedFile, ChangedSymbol, IndexSide, LineHunk, read_diff_file,
 };

@@ -40,6 +40,9 @@ pub struct IndexOptions {
     /// Set to true (from any thread) to stop: the run ends with [`Error::Cancelled`] before
     /// publishing, and the last published generation keeps serving.
     pub cancel: Option<Arc<std::sync::atomic::AtomicBool>>,
+    /// The shared baseline cache (default: `$SEXTANT_CACHE_DIR`): a run with no local generation
+    /// of HEAD's commit pulls the cached one first, and a clean run pushes what it published.
+    pub cache_dir: Option<PathBuf>,
 }
 
 impl IndexOptions {
@@ -66,6 +69,7 @@ impl Default for IndexOptions {
             home: None,
             scip: None,
             cancel: None,
+            cache_dir: crate::cache::cache_dir_from_env(),
         }
     }
 }
@@ -296,29 +300,6 @@ pub fn index(
     let layout = Layout::new(&paths, &cargo);
     mark("walk", &mut phases);
 
-    // Previous versions, for reuse.
-    let active = store.active_generation_id()?;
-    // The active generation's file versions, then those of the other kept generations (the
-    // baselines of earlier commits: checking one out again re-extracts nothing).
-    let mut previous: FxHashMap<String, Vec<sextant_store::FileInfo>> = FxHashMap::default();
-    if !options.full && active != 0 {
-        let mut seen: rustc_hash::FxHashSet<i64> = rustc_hash::FxHashSet::default();
-        let mut generations = vec![active];
-        generations.extend(
-            store
-                .generations()?
-                .into_iter()
-                .filter(|g| g.status == "published" && g.id != active)
-                .map(|g| g.id),
-        );
-        for g in generations {
-            for f in store.files(g)? {
-                if seen.insert(f.id) {
-                    previous.entry(f.path.clone()).or_default().push(f);
-                }
-            }
-        }
-    }
     let versions: FxHashMap<String, String> = registry
         .languages()
         .iter()
@@ -327,6 +308,53 @@ pub fn index(
 
     let context = resolution_context(&cargo, &npm_packages, &versions);
 
+    // The shared baseline cache: pull HEAD's baseline when no local generation has its commit.
+    let head_commit = head.as_ref().and_then(|h| h.commit.clone());
+    let (mut cache, pulled) = match (&options.cache_dir, &head_commit) {
+        (Some(dir), Some(commit)) if !options.full => {
+            let (report, pulled) =
+                crate::cache::pull_before_run(dir, &root, commit, &context, &mut store);
+            (Some(report), pulled)
+        }
+        (Some(dir), _) => (
+            Some(crate::cache::CacheReport {
+                dir: dir.clone(),
+                ..Default::default()
+            }),
+            None,
+        ),
+        _ => (None, None),
+    };
+    if pulled.is_some() {
+        mark("pull", &mut phases);
+    }
+
+    // Previous versions, for reuse.
+    let active = store.active_generation_id()?;
+    // The active generation's file versions, then those of the other kept generations (the
+    // baselines of earlier commits: checking one out again re-extracts nothing).
+    let mut previous: FxHashMap<String, Vec<sextant_store::FileInfo>> = FxHashMap::default();
+    if !options.full {
+        let mut seen: rustc_hash::FxHashSet<i64> = rustc_hash::FxHashSet::default();
+        // A pulled baseline first: its versions are preferred, so a clean tree matches it
+        // exactly and shares its resolution.
+        let mut generations: Vec<i64> = pulled.into_iter().chain([active]).collect();
+        generations.retain(|&g| g != 0);
+        let rest: Vec<i64> = store
+            .generations()?
+            .into_iter()
+            .filter(|g| g.status == "published" && !generations.contains(&g.id))
+            .map(|g| g.id)
+            .collect();
+        generations.extend(rest);
+        for g in generations {
+            for f in store.files(g)? {
+                if seen.insert(f.id) {
+                    previous.entry(f.path.clone()).or_default().push(f);
+                }
+            }
+        }
+    }
     // Read + extract in parallel; write in batches on this thread.
     let total = walk.files.len() as u64;
     let done = AtomicU64::new(0);
@@ -555,6 +583,8 @@ pub fn index(
         }
         store.collect_garbage(2)?;
         mark("publish", &mut phases);
+        push(&mut cache, &store, generation, &summary, &mut phases);
+        summary.cache = cache;
         summary.generation = generation;
         summary.phases = phases;
         summary.wall_seconds = started.elapsed().as_secs_f64();
@@ -856,12 +886,32 @@ pub fn index(
     }
     store.collect_garbage(2)?;
     mark("publish", &mut phases);
+    push(&mut cache, &store, generation, &summary, &mut phases);
+    summary.cache = cache;
     summary.generation = generation;
     summary.phases = phases;
     summary.wall_seconds = started.elapsed().as_secs_f64();
     summary.db_bytes = store.size_bytes();
     store.set_generation_stats(generation, &summary_json(&summary))?;
     Ok(summary)
+}
+
+/// Pushes a clean published generation to the baseline cache (never failing the run).
+fn push(
+    cache: &mut Option<crate::cache::CacheReport>,
+    store: &Store,
+    generation: i64,
+    summary: &IndexSummary,
+    phases: &mut Vec<(String, f64)>,
+) {
+    if let (Some(report), Some(commit)) = (cache.as_mut(), summary.commit.as_deref())
+        && !summary.dirty
+    {
+        crate::cache::push_after_run(report, store, generation, commit);
+        if report.pushed.is_some() {
+            phases.push(("push".into(), report.push_seconds));
+        }
+    }
 }
 
 /// Resolves one reference; a bug that panics in the resolver costs that reference (kept as

@@ -50,6 +50,8 @@ pub struct IndexSummary {
     /// Files whose edges came out as in the previous generation: their edge sets were shared,
     /// not written again.
     pub sets_shared: u64,
+    /// What the run did with the shared baseline cache (`None`: no cache configured).
+    pub cache: Option<crate::cache::CacheReport>,
 }
 
 impl IndexSummary {

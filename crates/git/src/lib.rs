@@ -96,6 +96,29 @@ pub fn head_blobs(workdir: &Path) -> Result<HashMap<String, String>, GitError> {
         .collect())
 }
 
+/// The identity of the repository whose working tree is `workdir`, the same on every clone
+/// wherever it lives: the id of the root commit reached from HEAD by first parents. Fails on an
+/// unborn branch and on a shallow clone (its root commit is not available).
+pub fn repository_key(workdir: &Path) -> Result<String, GitError> {
+    let repo = gix::open(workdir).map_err(err)?;
+    if repo.is_shallow().map_err(err)? {
+        return Err(GitError(
+            "shallow clone: its root commit is not available, so it has no identity shared with other clones (fetch the whole history: git fetch --unshallow)".into(),
+        ));
+    }
+    let mut id = repo
+        .head_id()
+        .map_err(|e| GitError(format!("HEAD names no commit: {e}")))?
+        .detach();
+    loop {
+        let commit = repo.find_commit(id).map_err(err)?;
+        match commit.parent_ids().next() {
+            Some(parent) => id = parent.detach(),
+            None => return Ok(id.to_string()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,6 +135,38 @@ mod tests {
             .status()
             .unwrap();
         assert!(status.success(), "git {args:?}");
+    }
+
+    /// Two clones in different directories share the key; it survives new commits and is the
+    /// root commit's id.
+    #[test]
+    fn repository_key_is_the_root_commit_on_every_clone() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        std::fs::create_dir(&a).unwrap();
+        git(&a, &["init", "-q", "-b", "main"]);
+        assert!(repository_key(&a).is_err(), "an unborn branch has no key");
+        std::fs::write(a.join("x.py"), "1\n").unwrap();
+        git(&a, &["add", "."]);
+        git(&a, &["commit", "-q", "-m", "one"]);
+        let root = head(&a).unwrap().commit.unwrap();
+        std::fs::write(a.join("x.py"), "2\n").unwrap();
+        git(&a, &["commit", "-q", "-am", "two"]);
+        assert_eq!(repository_key(&a).unwrap(), root);
+        let b = dir.path().join("elsewhere").join("b");
+        std::fs::create_dir_all(b.parent().unwrap()).unwrap();
+        git(
+            dir.path(),
+            &["clone", "-q", a.to_str().unwrap(), b.to_str().unwrap()],
+        );
+        assert_eq!(repository_key(&b).unwrap(), root);
+        let other = dir.path().join("other");
+        std::fs::create_dir(&other).unwrap();
+        git(&other, &["init", "-q", "-b", "main"]);
+        std::fs::write(other.join("x.py"), "1\n").unwrap();
+        git(&other, &["add", "."]);
+        git(&other, &["commit", "-q", "-m", "unrelated"]);
+        assert_ne!(repository_key(&other).unwrap(), root);
     }
 
     #[test]

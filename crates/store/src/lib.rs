@@ -4,9 +4,11 @@
 //! built in batches and published by flipping one row, so readers never see half an index and a
 //! crash leaves the previous generation intact. The schema is documented in `docs/schema.md`.
 
+mod bundle;
 mod derived;
 mod graph;
 mod live;
+mod pins;
 mod read;
 mod rows;
 mod schema;
@@ -14,11 +16,13 @@ mod search_filters;
 mod workspaces;
 mod write;
 
+pub use bundle::{BUNDLE_FORMAT, BundleExpect, BundleInfo, read_bundle_info};
 pub use derived::DerivedStore;
 pub use graph::{
     GraphEdgeRow, GraphNodeRow, GraphRows, NamedRefSource, UnresolvedBase, UnresolvedName,
 };
 pub use live::{StoredEdge, StoredUnresolved};
+pub use pins::{Pin, PinRow};
 pub use read::{
     EdgeDump, EdgeHit, FileInfo, GenerationInfo, Histogram, ImportBrief, NodeBrief, NodeRow,
     RefBrief, RefEdge, RefSite, SearchFilters, SkippedRow,
@@ -52,6 +56,9 @@ pub enum StoreError {
         "database {0} was written by a newer Sextant (schema {1}, this build understands {SCHEMA_VERSION}); upgrade sextant or index into another SEXTANT_HOME"
     )]
     TooNew(String, i64),
+    /// A baseline file (shared cache) that cannot be imported; nothing was changed.
+    #[error("baseline file {path} refused: {reason}")]
+    BadBaseline { path: String, reason: String },
     #[error("{0}")]
     Other(String),
 }
@@ -87,6 +94,10 @@ impl Store {
         store
             .conn
             .execute_batch(workspaces::TABLES)
+            .map_err(|e| wrap(path, e))?;
+        store
+            .conn
+            .execute_batch(pins::PINS_TABLE)
             .map_err(|e| wrap(path, e))?;
         Ok(store)
     }

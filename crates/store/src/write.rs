@@ -97,7 +97,8 @@ impl Store {
     }
 
     /// Removes generations that were never published (a crashed or killed indexer) and published
-    /// ones beyond the newest `keep`, then file versions no generation uses. Call with the index lock.
+    /// ones beyond the newest `keep` that are neither a commit baseline nor pinned, then file
+    /// versions no generation uses. Call with the index lock.
     pub fn collect_garbage(&mut self, keep: usize) -> Result<()> {
         let active = self.active_generation_id()?;
         self.in_write_tx(|c| {
@@ -128,8 +129,13 @@ impl Store {
                 )
                 .unwrap_or(None);
             let mut commits: Vec<String> = active_commit.into_iter().collect();
+            // Pinned generations (and the baselines of pinned commits) stay whatever the policy.
+            let pinned: Vec<i64> = crate::pins::read_pins(c)?
+                .into_iter()
+                .filter_map(|p| p.generation)
+                .collect();
             for (i, (id, commit, dirty)) in published.into_iter().enumerate() {
-                if i + 1 < keep {
+                if i + 1 < keep || pinned.contains(&id) {
                     continue;
                 }
                 if held.contains(&id) {
