@@ -16,6 +16,7 @@ mod write;
 pub use derived::DerivedStore;
 pub use graph::{
     GraphEdgeRow, GraphNodeRow, GraphRows, NamedRefSource, UnresolvedBase, UnresolvedName,
+    UnresolvedUse,
 };
 pub use live::{StoredEdge, StoredUnresolved};
 pub use read::{
