@@ -831,7 +831,10 @@ fn declared_overrides_are_unknown_not_dead() {
 const RULES: &str = r#"
 //- /app/__init__.py
 //- /app/models.py
+import json
 from hashlib import sha256
+
+from flask import g
 
 
 class Store:
@@ -881,6 +884,22 @@ class Digest:
         return 6
 
 
+class Codec:
+    def dumps(self):
+        return 11
+
+    def flush_all(self):
+        return 12
+
+
+def encode(x):
+    return json.dumps(x)
+
+
+def flush():
+    return g.codec.flush_all()
+
+
 def fingerprint(data):
     # _legacy() used to be called here
     return sha256(data)
@@ -922,7 +941,7 @@ class Courier:
 //- /app/main.py
 import argparse
 
-from app.models import Base, Cache, Impl, Mailer, Sms, Store, build, fingerprint
+from app.models import Base, Cache, Codec, Impl, Mailer, Sms, Store, build, encode, fingerprint, flush
 from app.relay import Pigeon, relay
 from lib.courier import Courier
 
@@ -941,6 +960,9 @@ def notify():
     relay(Pigeon())
     Courier()
     build()
+    Codec()
+    encode(1)
+    flush()
     return fingerprint(b"x")
 
 
@@ -975,19 +997,23 @@ fn dead_code_weighs_each_use_by_receiver_kind_and_place() {
     let ix = indexed(RULES, Some("[dead_code]\nexported_is_live = false\n"));
     let d = ix.repo.dead_code(&[], 100).unwrap();
     // `Sms.send`: the only `send` call is on a `Mailer`. `Digest.sha256`: the only `sha256`
-    // use is the plain name imported from hashlib. `_legacy`: written only in a comment and in
+    // use is the plain name imported from hashlib. `Codec.dumps`: the only `dumps` is
+    // `json.dumps` (a module from outside); `Codec.flush_all` stays unknown: `g.codec` is an
+    // attribute of an outside object and may hold a `Codec`. `_legacy`: written only in a comment and in
     // docs/notes.md. `_by_path`: written in a string in settings.py. `Courier.deliver`: the
     // `deliver` call's receiver is unknown (it was guessed to be the visible `Pigeon.deliver`).
     check(
         &dead_text(&d),
         "
-candidates 35 entry 3 referenced 24 dead 5 unknown 3 share 0.375
+candidates 40 entry 3 referenced 27 dead 6 unknown 4 share 0.4
   dead    app.migrations.versions.1a2b_add_table._unused_in_migration unreferenced
   dead    app.models.Sms.send                      unreferenced
   dead    app.models.Digest                        unreferenced
   dead    app.models.Digest.sha256                 unreferenced
+  dead    app.models.Codec.dumps                   unreferenced
   dead    app.models._legacy                       unreferenced
   unknown app.models.Audited                       subclass (app.models.Base)
+  unknown app.models.Codec.flush_all               unresolved_reference (an unresolved python reference g.codec.flush_all in app/models.py (external))
   unknown app.models._by_path                      mentioned (_by_path written 1 times outside its definitions)
   unknown lib.courier.Courier.deliver              polymorphic (app.relay.Pigeon.deliver)
 ",
@@ -1021,11 +1047,34 @@ app.models.build (calls)
 }
 
 /// TypeScript: in an application, an export nothing imports is dead unless `package.json`
-/// publishes its file; interfaces declared twice (module augmentation) and methods named like
-/// an interface member (structural typing) stay unknown; a commented-out call is no use.
+/// publishes its file (an `export { a as b }` clause counts) or the file is loaded with
+/// `import("...")`; interfaces declared twice (module augmentation) and methods named like an
+/// interface member (structural typing) stay unknown; a commented-out call is no use.
 const TS_RULES: &str = r#"
 //- /package.json
-{"name": "app", "exports": {".": "./dist/src/index.js", "./types": "./dist/src/types.js"}}
+{"name": "app", "exports": {".": "./dist/src/index.js", "./types": "./dist/src/types.js", "./alias": "./dist/src/alias.js"}}
+//- /src/alias.ts
+function _void(): number {
+  return 0;
+}
+
+function _hidden(): number {
+  return 1;
+}
+
+export { _void as void };
+//- /src/lazy.ts
+export function lazyThing(): number {
+  return 1;
+}
+
+export function lazyOther(): number {
+  return 2;
+}
+
+function lazyPrivate(): number {
+  return 3;
+}
 //- /src/index.ts
 import { helper } from "./internal.js";
 import { run } from "./greet.js";
@@ -1037,6 +1086,11 @@ export function api(): number {
 
 export function publishedButUnused(): number {
   return 1;
+}
+
+export async function later(): Promise<number> {
+  const { lazyThing } = await import("./lazy.js");
+  return lazyThing();
 }
 //- /src/internal.ts
 export function helper(): number {
@@ -1071,6 +1125,14 @@ class Loner {
   wave(): void {}
 }
 
+interface Walker {
+  walk(): void;
+}
+
+class Dog {
+  walk(): void {}
+}
+
 export class Caller {
   wave(): void {}
 }
@@ -1082,6 +1144,7 @@ function use(g: Greeter): void {
 export function run(): void {
   use(new Hello());
   new Loner();
+  new Dog();
   new Caller().wave();
 }
 "#;
@@ -1093,13 +1156,21 @@ fn typescript_exports_are_dead_in_an_application_unless_published() {
     check(
         &dead_text(&d),
         "
-candidates 15 entry 0 referenced 8 dead 2 unknown 5 share 0.714
+candidates 24 entry 0 referenced 9 dead 4 unknown 11 share 0.733
   dead    src/greet.Loner.wave                     unreferenced
+  dead    src/greet.Walker                         unreferenced
   dead    src/internal.orphanExport                unreferenced
+  dead    src/lazy.lazyPrivate                     unreferenced
+  unknown src/alias._void                          exported
+  unknown src/alias._hidden                        script_global
   unknown src/augment../types.js.Config            merged (interface Config is declared more than once)
   unknown src/greet.Hello.greet                    polymorphic (src/greet.Greeter.greet)
+  unknown src/greet.Dog.walk                       structural (an interface declares a member walk)
   unknown src.api                                  exported
   unknown src.publishedButUnused                   exported
+  unknown src.later                                exported
+  unknown src/lazy.lazyThing                       dynamic_import (src/lazy.ts)
+  unknown src/lazy.lazyOther                       dynamic_import (src/lazy.ts)
   unknown src/types.Config                         merged (interface Config is declared more than once)
 ",
     );

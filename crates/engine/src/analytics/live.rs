@@ -1172,6 +1172,14 @@ struct Facts {
     /// TypeScript interface names declared more than once (declaration merging, module
     /// augmentation: `declare module "x" { interface Config { ... } }`).
     merged_interfaces: HashSet<String>,
+    /// Names of TypeScript/JavaScript interface members: a function or method of that name
+    /// may be reached through an object that satisfies the interface without saying so.
+    interface_members: HashSet<String>,
+    /// JavaScript/TypeScript files loaded with `import("./x.js")`: what the loaded module's
+    /// exports are used for is not in the graph (`const { a } = await import(...)`).
+    dynamic_imports: HashSet<String>,
+    /// (path, name) listed in an `export { name }` / `export { name as alias }` clause.
+    export_clauses: HashSet<(String, String)>,
 }
 
 impl Facts {
@@ -1346,7 +1354,22 @@ impl Facts {
             .filter(|(_, c)| *c > 1)
             .map(|(n, _)| n.to_string())
             .collect();
+        let mut interface_members: HashSet<String> = HashSet::new();
+        for ix in 0..g.len() as Ix {
+            let n = g.node(ix);
+            if n.kind == NodeKind::Interface
+                && matches!(n.language.as_str(), "typescript" | "tsx" | "javascript")
+            {
+                for e in g.out_of_kind(ix, EdgeKind::Contains) {
+                    interface_members.insert(g.node(e.other).name.clone());
+                }
+            }
+        }
+        let (dynamic_imports, export_clauses) = repo.module_texts(g);
         Ok(Facts {
+            interface_members,
+            dynamic_imports,
+            export_clauses,
             exports_public: config.exported_is_live,
             published_files,
             merged_interfaces,
@@ -1447,6 +1470,23 @@ impl Facts {
         if let Some(d) = decos.iter().find(|d| decorator_role(d) != Role::Inert) {
             return Some(("decorated", Some(format!("@{d}"))));
         }
+        let js = matches!(n.language.as_str(), "typescript" | "tsx" | "javascript");
+        if js
+            && matches!(n.kind, NodeKind::Function | NodeKind::Method)
+            && self.interface_members.contains(&n.name)
+        {
+            return Some((
+                "structural",
+                Some(format!("an interface declares a member {}", n.name)),
+            ));
+        }
+        let exported = n.modifiers.split(',').any(|m| m == "export")
+            || self
+                .export_clauses
+                .contains(&(n.path.clone(), n.name.clone()));
+        if js && exported && self.dynamic_imports.contains(&n.path) {
+            return Some(("dynamic_import", Some(n.path.clone())));
+        }
         if n.kind == NodeKind::Interface && self.merged_interfaces.contains(&n.name) {
             return Some((
                 "merged",
@@ -1461,9 +1501,7 @@ impl Facts {
         }
         // An export nothing in the repository imports: public API of a library, but in an
         // application (`exported_is_live = false`) only when its file is published.
-        if n.modifiers.split(',').any(|m| m == "export")
-            && (self.exports_public || self.published_files.contains(&n.path))
-        {
+        if exported && (self.exports_public || self.published_files.contains(&n.path)) {
             return Some(("exported", None));
         }
         if let Some(o) = owner
@@ -1504,10 +1542,11 @@ impl Facts {
 impl Facts {
     /// Whether an unresolved reference could be a use of `ix` (same name): its kind must fit
     /// the definition, and what is known of its receiver must not rule the definition out.
-    /// A plain name reaches a member or nested definition only from its own file (a class body,
-    /// a closure); a plain name the resolver calls external (an import from outside the
-    /// repository, a built-in) reaches nothing here. `recv.name` the resolver calls external
-    /// reaches a method only when `name` is a built-in member (the receiver may be unknown);
+    /// A plain name reaches a member or nested definition only from inside its holder (a class
+    /// body, a closure); a plain name the resolver calls external (an import from outside the
+    /// repository, a built-in) reaches nothing here. `recv.name` the resolver calls external,
+    /// with `recv` one name, reaches a method only when `name` is a built-in member (the
+    /// receiver may be unknown);
     /// `self.name` the enclosing type lacks reaches only methods of types in the same
     /// inheritance component; another receiver whose type resolved without the member reaches
     /// only methods of types in some inheritance relation. An unknown receiver reaches anything.
@@ -1545,8 +1584,15 @@ impl Facts {
         };
         match u.reason.as_str() {
             "external" => {
-                owner.is_some()
-                    && self
+                // `mod.name` / `typed.name` with `mod` imported from outside or `typed` declared
+                // with an outside type cannot reach a method here (a subclass of the outside
+                // type is `external_base`); a longer receiver (`g.project.name`: an attribute
+                // of an outside object) may hold anything, and a module the resolver calls
+                // outside may still be this repository's (a top-level function).
+                let chain = recv.contains(['.', '(', '[']);
+                chain
+                    || owner.is_none()
+                    || self
                         .builtin_members
                         .get(&u.language)
                         .is_some_and(|m| m.contains(&n.name))
@@ -1901,6 +1947,72 @@ impl Repo {
         out
     }
 
+    /// Read from the JavaScript/TypeScript files' text (through `sextant-vfs`): the files
+    /// loaded with a relative `import("...")` (resolved against the importing file, the
+    /// extension dropped, `x` or `x/index`), and the (path, name) pairs of local `export { a,
+    /// b as c }` clauses (no `from`).
+    fn module_texts(&self, g: &Graph) -> (HashSet<String>, HashSet<(String, String)>) {
+        let dynamic =
+            regex::Regex::new(r#"import\(\s*["'`](\.{1,2}/[^"'`]+)["'`]\s*\)"#).expect("regex");
+        let clause =
+            regex::Regex::new(r"export\s*(?:type\s*)?\{([^}]*)\}(\s*from)?").expect("regex");
+        let mut stems: HashSet<String> = HashSet::new();
+        let mut exports: HashSet<(String, String)> = HashSet::new();
+        let mut files: Vec<&str> = Vec::new();
+        for ix in 0..g.len() as Ix {
+            let n = g.node(ix);
+            if n.kind == NodeKind::File
+                && matches!(n.language.as_str(), "typescript" | "tsx" | "javascript")
+            {
+                files.push(n.path.as_str());
+            }
+        }
+        for path in &files {
+            let Ok((_, abs)) = sextant_vfs::confine(&self.root, path) else {
+                continue;
+            };
+            let Ok(file) = sextant_vfs::read_source(&abs, 4 << 20, usize::MAX, usize::MAX) else {
+                continue;
+            };
+            for c in dynamic.captures_iter(&file.text) {
+                let mut parts: Vec<&str> = path.split('/').collect();
+                parts.pop();
+                for seg in c[1].split('/') {
+                    match seg {
+                        "." | "" => {}
+                        ".." => {
+                            parts.pop();
+                        }
+                        s => parts.push(s),
+                    }
+                }
+                let joined = parts.join("/");
+                stems.insert(source_stem(&joined).to_string());
+            }
+            for c in clause.captures_iter(&file.text) {
+                if c.get(2).is_some() {
+                    continue;
+                }
+                for item in c[1].split(',') {
+                    let item = item.trim().trim_start_matches("type ").trim();
+                    let name = item.split_whitespace().next().unwrap_or("");
+                    if !name.is_empty() {
+                        exports.insert((path.to_string(), name.to_string()));
+                    }
+                }
+            }
+        }
+        let loaded = files
+            .iter()
+            .filter(|p| {
+                let s = source_stem(p);
+                stems.contains(s) || s.strip_suffix("/index").is_some_and(|d| stems.contains(d))
+            })
+            .map(|p| p.to_string())
+            .collect();
+        (loaded, exports)
+    }
+
     /// The names listed in a Python `__all__` assignment spanning `start..=end` of `path`
     /// (string literals), read through `sextant-vfs`; empty when the file cannot be read.
     fn all_names_listed(&self, path: &str, start: u32, end: u32) -> Vec<String> {
@@ -1918,6 +2030,15 @@ impl Repo {
             .collect::<Vec<_>>()
             .join("\n");
         string_literals(&text)
+    }
+}
+
+/// A path without its extension (`a/b.js` → `a/b`, `a/b.d.ts` → `a/b`).
+fn source_stem(path: &str) -> &str {
+    let p = path.strip_suffix(".d.ts").unwrap_or(path);
+    match p.rsplit_once('.') {
+        Some((s, e)) if !e.contains('/') && !s.is_empty() && !s.ends_with('/') => s,
+        _ => p,
     }
 }
 
