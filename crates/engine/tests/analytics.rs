@@ -1048,8 +1048,9 @@ app.models.build (calls)
 
 /// TypeScript: in an application, an export nothing imports is dead unless `package.json`
 /// publishes its file (an `export { a as b }` clause counts) or the file is loaded with
-/// `import("...")`; interfaces declared twice (module augmentation) and methods named like an
-/// interface member (structural typing) stay unknown; a commented-out call is no use.
+/// `import("...")` (with an `export default`, everything in it); default exports, interfaces
+/// declared twice or inside `declare module` (augmentation) and methods named like an interface
+/// member (structural typing) stay unknown; a commented-out call is no use.
 const TS_RULES: &str = r#"
 //- /package.json
 {"name": "app", "exports": {".": "./dist/src/index.js", "./types": "./dist/src/types.js", "./alias": "./dist/src/alias.js"}}
@@ -1075,6 +1076,16 @@ export function lazyOther(): number {
 function lazyPrivate(): number {
   return 3;
 }
+//- /src/handlers.ts
+export default async () => ({
+  async newConnection(): Promise<number> {
+    return 1;
+  },
+});
+//- /src/boot.ts
+export default function boot(): number {
+  return 1;
+}
 //- /src/index.ts
 import { helper } from "./internal.js";
 import { run } from "./greet.js";
@@ -1090,7 +1101,8 @@ export function publishedButUnused(): number {
 
 export async function later(): Promise<number> {
   const { lazyThing } = await import("./lazy.js");
-  return lazyThing();
+  const handlers = () => import("./handlers.js");
+  return lazyThing() + (handlers ? 1 : 0);
 }
 //- /src/internal.ts
 export function helper(): number {
@@ -1156,16 +1168,18 @@ fn typescript_exports_are_dead_in_an_application_unless_published() {
     check(
         &dead_text(&d),
         "
-candidates 24 entry 0 referenced 9 dead 4 unknown 11 share 0.733
+candidates 26 entry 0 referenced 9 dead 4 unknown 13 share 0.765
   dead    src/greet.Loner.wave                     unreferenced
   dead    src/greet.Walker                         unreferenced
   dead    src/internal.orphanExport                unreferenced
   dead    src/lazy.lazyPrivate                     unreferenced
   unknown src/alias._void                          exported
   unknown src/alias._hidden                        script_global
-  unknown src/augment../types.js.Config            merged (interface Config is declared more than once)
+  unknown src/augment../types.js.Config            augmentation (src/augment../types.js)
+  unknown src/boot.boot                            default_export
   unknown src/greet.Hello.greet                    polymorphic (src/greet.Greeter.greet)
   unknown src/greet.Dog.walk                       structural (an interface declares a member walk)
+  unknown src/handlers.newConnection               dynamic_import (src/handlers.ts)
   unknown src.api                                  exported
   unknown src.publishedButUnused                   exported
   unknown src.later                                exported

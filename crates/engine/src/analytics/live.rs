@@ -1180,6 +1180,20 @@ struct Facts {
     dynamic_imports: HashSet<String>,
     /// (path, name) listed in an `export { name }` / `export { name as alias }` clause.
     export_clauses: HashSet<(String, String)>,
+    /// (path, name) of default exports (`export default function name`, `export default
+    /// name`): importers use them under a name of their own.
+    default_exports: HashSet<(String, String)>,
+    /// Files with an `export default`: in a dynamically loaded file the default export's value
+    /// (an object of handlers) may hold any of its definitions.
+    default_files: HashSet<String>,
+}
+
+/// What the text of the JavaScript/TypeScript files says about how modules are used.
+struct ModuleTexts {
+    dynamic_imports: HashSet<String>,
+    export_clauses: HashSet<(String, String)>,
+    default_exports: HashSet<(String, String)>,
+    default_files: HashSet<String>,
 }
 
 impl Facts {
@@ -1365,8 +1379,15 @@ impl Facts {
                 }
             }
         }
-        let (dynamic_imports, export_clauses) = repo.module_texts(g);
+        let ModuleTexts {
+            dynamic_imports,
+            export_clauses,
+            default_exports,
+            default_files,
+        } = repo.module_texts(g);
         Ok(Facts {
+            default_exports,
+            default_files,
             interface_members,
             dynamic_imports,
             export_clauses,
@@ -1484,8 +1505,26 @@ impl Facts {
             || self
                 .export_clauses
                 .contains(&(n.path.clone(), n.name.clone()));
-        if js && exported && self.dynamic_imports.contains(&n.path) {
+        if js
+            && self.dynamic_imports.contains(&n.path)
+            && (exported || self.default_files.contains(&n.path))
+        {
             return Some(("dynamic_import", Some(n.path.clone())));
+        }
+        if js
+            && self
+                .default_exports
+                .contains(&(n.path.clone(), n.name.clone()))
+        {
+            return Some(("default_export", None));
+        }
+        // `declare module "x" { interface Y { ... } }`, `declare global { ... }`: merged into a
+        // declaration elsewhere (often outside the repository), never named.
+        if js
+            && g.parent(ix)
+                .is_some_and(|p| g.node(p).kind == NodeKind::Module)
+        {
+            return Some(("augmentation", Some(g.node(g.parent(ix)?).qname.clone())));
         }
         if n.kind == NodeKind::Interface && self.merged_interfaces.contains(&n.name) {
             return Some((
@@ -1949,15 +1988,21 @@ impl Repo {
 
     /// Read from the JavaScript/TypeScript files' text (through `sextant-vfs`): the files
     /// loaded with a relative `import("...")` (resolved against the importing file, the
-    /// extension dropped, `x` or `x/index`), and the (path, name) pairs of local `export { a,
-    /// b as c }` clauses (no `from`).
-    fn module_texts(&self, g: &Graph) -> (HashSet<String>, HashSet<(String, String)>) {
+    /// extension dropped, `x` or `x/index`), the (path, name) pairs of local `export { a,
+    /// b as c }` clauses (no `from`), default exports, and the files that have one.
+    fn module_texts(&self, g: &Graph) -> ModuleTexts {
         let dynamic =
             regex::Regex::new(r#"import\(\s*["'`](\.{1,2}/[^"'`]+)["'`]\s*\)"#).expect("regex");
         let clause =
             regex::Regex::new(r"export\s*(?:type\s*)?\{([^}]*)\}(\s*from)?").expect("regex");
+        let default = regex::Regex::new(
+            r"(?m)export\s+default\s+(?:(?:async\s+)?function\*?\s*|(?:abstract\s+)?class\s+)?([A-Za-z_$][\w$]*)?",
+        )
+        .expect("regex");
         let mut stems: HashSet<String> = HashSet::new();
         let mut exports: HashSet<(String, String)> = HashSet::new();
+        let mut default_exports: HashSet<(String, String)> = HashSet::new();
+        let mut default_files: HashSet<String> = HashSet::new();
         let mut files: Vec<&str> = Vec::new();
         for ix in 0..g.len() as Ix {
             let n = g.node(ix);
@@ -1989,6 +2034,12 @@ impl Repo {
                 let joined = parts.join("/");
                 stems.insert(source_stem(&joined).to_string());
             }
+            for c in default.captures_iter(&file.text) {
+                default_files.insert(path.to_string());
+                if let Some(name) = c.get(1) {
+                    default_exports.insert((path.to_string(), name.as_str().to_string()));
+                }
+            }
             for c in clause.captures_iter(&file.text) {
                 if c.get(2).is_some() {
                     continue;
@@ -2010,7 +2061,12 @@ impl Repo {
             })
             .map(|p| p.to_string())
             .collect();
-        (loaded, exports)
+        ModuleTexts {
+            dynamic_imports: loaded,
+            export_clauses: exports,
+            default_exports,
+            default_files,
+        }
     }
 
     /// The names listed in a Python `__all__` assignment spanning `start..=end` of `path`
