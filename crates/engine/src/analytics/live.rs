@@ -1,8 +1,8 @@
 //! Entry points, flows and dead code: what starts execution, what an entry point reaches, and
 //! which definitions nothing uses. Dead code is said only when the rules are sure; anything the
-//! graph cannot decide (a same-name unresolved reference, a dunder, an override, a subclass, a
-//! decorator, an export, reflection nearby) is `unknown`, never `dead`. Liveness rules can be
-//! added per repository in `<repo>/.sextant.toml`:
+//! graph cannot decide (a same-name unresolved reference that could reach it, a dunder, an
+//! override, a subclass, a decorator, an export, reflection nearby) is `unknown`, never `dead`.
+//! Liveness rules can be added per repository in `<repo>/.sextant.toml`:
 //!
 //! ```toml
 //! [dead_code]
@@ -147,7 +147,8 @@ pub struct DeadItem {
     /// `dead` or `unknown`.
     pub status: &'static str,
     /// Why it is unknown (`vendored`, `dunder`, `unresolved_reference`, `override`,
-    /// `polymorphic`, `subclass`, `external_base`, `decorated`, `exported`, `reflection`,
+    /// `polymorphic`, `subclass`, `external_base`, `decorated`, `structural`,
+    /// `dynamic_import`, `default_export`, `augmentation`, `merged`, `exported`, `reflection`,
     /// `rebound`, `script_global`, `nested`, `mentioned`), or `unreferenced`.
     pub reason: &'static str,
     pub detail: Option<String>,
@@ -825,12 +826,17 @@ impl Repo {
 
     /// Dead code: callables and types (of `kinds`, default all) that no entry point reaches
     /// and nothing references. `dead` only when sure; `unknown` (with the reason) for vendored
-    /// code, dunder methods, when a same-name unresolved reference exists in a language that
-    /// can call it, for overrides, methods sharing their name with a used method (dynamic
-    /// dispatch), subclasses and members of types with bases outside the repository, decorated
-    /// symbols, exports (`__all__`, `export`), files with reflection (`getattr`, `globals`,
-    /// ...) and the types deriving from a reflective one, globals of JavaScript scripts that
-    /// are not modules, and definitions nested in functions or types.
+    /// code, dunder methods, when a same-name unresolved reference could reach it (its kind,
+    /// receiver and place weighed), for overrides, methods sharing their
+    /// name with a used method the call could dispatch to, subclasses and members of types
+    /// with bases outside the repository (unless those bases are known model/form bases and
+    /// the member is not one of their hooks), decorated symbols, TS members named like an
+    /// interface member, exports of dynamically imported files, default exports, module
+    /// augmentation, exports (`__all__`; `export` unless `exported_is_live = false` and no
+    /// `package.json` publishes the file), files with reflection (`getattr`, `globals`, ...)
+    /// and the types deriving from a reflective one, globals of JavaScript scripts that are
+    /// not modules, definitions nested in functions or types, and names written in templates,
+    /// settings or string literals.
     pub fn dead_code(&self, kinds: &[String], limit: usize) -> Result<DeadCode> {
         let kinds = parse_kinds(kinds)?;
         let loaded = self.loaded()?;
