@@ -56,6 +56,24 @@ pub struct UnresolvedName {
     pub count: u64,
 }
 
+/// One unresolved reference (local variables left out) with what decides which definitions it
+/// could still reach: its kind, receiver, the resolver's reason, and where it is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnresolvedUse {
+    pub name: String,
+    /// The language of the file the reference is written in.
+    pub language: String,
+    /// `call`, `read`, `type`, `instantiate`, ...
+    pub kind: String,
+    /// The receiver as written (`self`, `pluggy.hook`), none for a plain name.
+    pub receiver: Option<String>,
+    /// `external`, `no_candidates`, `unknown_receiver`, `too_many_candidates`, ...
+    pub reason: String,
+    /// The enclosing definition (or the File node).
+    pub src_id: i64,
+    pub path: String,
+}
+
 /// A reference site by name: who makes it and where (reflection-prone calls).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NamedRefSource {
@@ -194,6 +212,78 @@ impl Store {
                         language: r.get(1)?,
                         count: r.get::<_, i64>(2)? as u64,
                     })
+                })?
+                .collect()
+            })
+            .map_err(|e| self.err(e))
+    }
+
+    /// Every unresolved reference of a generation but local variables, with its kind,
+    /// receiver, reason and file, by name.
+    pub fn unresolved_uses(&self, generation: i64) -> Result<Vec<UnresolvedUse>> {
+        self.conn
+            .prepare(
+                "SELECT r.name, f.language, r.kind, r.receiver, u.reason, r.src_id, f.path
+                 FROM gen_unresolved u
+                 JOIN refs r ON r.id = u.ref_id
+                 JOIN file_versions f ON f.id = r.file_id
+                 WHERE u.generation = ?1 AND u.reason != 'local'
+                 ORDER BY r.name, f.path, r.line, r.col",
+            )
+            .and_then(|mut s| {
+                s.query_map([generation], |r| {
+                    Ok(UnresolvedUse {
+                        name: r.get(0)?,
+                        language: r.get(1)?,
+                        kind: r.get(2)?,
+                        receiver: r.get(3)?,
+                        reason: r.get(4)?,
+                        src_id: r.get(5)?,
+                        path: r.get(6)?,
+                    })
+                })?
+                .collect()
+            })
+            .map_err(|e| self.err(e))
+    }
+
+    /// Definitions some reference reaches only by a guess at its receiver: the targets of
+    /// `unique_member` / `ambiguous_member` edges (a member named like the reference, visible
+    /// from its file, while the receiver's type is unknown).
+    pub fn guessed_member_targets(&self, generation: i64) -> Result<Vec<i64>> {
+        self.conn
+            .prepare(
+                "SELECT DISTINCT dst FROM gen_edges
+                 WHERE generation = ?1 AND rule IN ('unique_member', 'ambiguous_member')
+                 ORDER BY dst",
+            )
+            .and_then(|mut s| s.query_map([generation], |r| r.get(0))?.collect())
+            .map_err(|e| self.err(e))
+    }
+
+    /// What registration calls hand over: for each call named one of `names` (`set_defaults`,
+    /// `add_url_rule`, ...), the definitions that references from the same enclosing
+    /// definition, written on the call's line or the two after it, resolved to, as
+    /// (call name, target id).
+    pub fn registered_targets(
+        &self,
+        generation: i64,
+        names: &[&str],
+    ) -> Result<Vec<(String, i64)>> {
+        self.conn
+            .prepare(
+                "SELECT DISTINCT s.name, e.dst FROM refs s
+                 JOIN gen_files g ON g.file_id = s.file_id AND g.generation = ?1
+                 JOIN refs r ON r.file_id = s.file_id AND r.src_id = s.src_id AND r.id != s.id
+                      AND r.line >= s.line AND r.line <= s.line + 2
+                      AND r.kind IN ('read', 'call', 'instantiate')
+                 JOIN edges e ON e.set_id = g.edge_set AND e.src = s.src_id AND e.ref_id = r.id
+                 WHERE s.name IN (SELECT value FROM json_each(?2)) AND s.kind = 'call'
+                 ORDER BY s.name, e.dst",
+            )
+            .and_then(|mut s| {
+                s.query_map(params![generation, json_strings(names)], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
                 })?
                 .collect()
             })

@@ -20,6 +20,7 @@ pub use bundle::{BUNDLE_FORMAT, BundleExpect, BundleInfo, read_bundle_info};
 pub use derived::DerivedStore;
 pub use graph::{
     GraphEdgeRow, GraphNodeRow, GraphRows, NamedRefSource, UnresolvedBase, UnresolvedName,
+    UnresolvedUse,
 };
 pub use live::{StoredEdge, StoredUnresolved};
 pub use pins::{Pin, PinRow};

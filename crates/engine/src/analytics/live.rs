@@ -1,8 +1,8 @@
 //! Entry points, flows and dead code: what starts execution, what an entry point reaches, and
 //! which definitions nothing uses. Dead code is said only when the rules are sure; anything the
-//! graph cannot decide (a same-name unresolved reference, a dunder, an override, a subclass, a
-//! decorator, an export, reflection nearby) is `unknown`, never `dead`. Liveness rules can be
-//! added per repository in `<repo>/.sextant.toml`:
+//! graph cannot decide (a same-name unresolved reference that could reach it, a dunder, an
+//! override, a subclass, a decorator, an export, reflection nearby) is `unknown`, never `dead`.
+//! Liveness rules can be added per repository in `<repo>/.sextant.toml`:
 //!
 //! ```toml
 //! [dead_code]
@@ -147,7 +147,8 @@ pub struct DeadItem {
     /// `dead` or `unknown`.
     pub status: &'static str,
     /// Why it is unknown (`vendored`, `dunder`, `unresolved_reference`, `override`,
-    /// `polymorphic`, `subclass`, `external_base`, `decorated`, `exported`, `reflection`,
+    /// `polymorphic`, `subclass`, `external_base`, `decorated`, `structural`,
+    /// `dynamic_import`, `default_export`, `augmentation`, `merged`, `exported`, `reflection`,
     /// `rebound`, `script_global`, `nested`, `mentioned`), or `unreferenced`.
     pub reason: &'static str,
     pub detail: Option<String>,
@@ -492,7 +493,22 @@ struct Context<'a> {
     scripts: HashSet<String>,
     /// Targets of Django `urls.py` files.
     url_targets: HashSet<Ix>,
+    /// What registration calls hand over: `set_defaults(func=handler)` (argparse),
+    /// `add_command(cmd)` (click) → `cli`; `add_url_rule(view_func=...)`, `add_api_route`,
+    /// `add_route`, `register_view` → `route`; with the call's name.
+    registered: HashMap<Ix, (&'static str, String)>,
 }
+
+/// Registration calls whose arguments are entry points, with the entry kind they give.
+const REGISTRATIONS: &[(&str, &str)] = &[
+    ("set_defaults", "cli"),
+    ("add_command", "cli"),
+    ("add_url_rule", "route"),
+    ("add_api_route", "route"),
+    ("add_api_websocket_route", "route"),
+    ("add_route", "route"),
+    ("register_view", "route"),
+];
 
 impl<'a> Context<'a> {
     fn new(repo: &Repo, loaded: &'a Loaded, config: DeadCodeConfig) -> Result<Context<'a>> {
@@ -521,11 +537,23 @@ impl<'a> Context<'a> {
                 }
             }
         }
+        let names: Vec<&str> = REGISTRATIONS.iter().map(|(n, _)| *n).collect();
+        let mut registered = HashMap::new();
+        for (call, id) in repo.store().registered_targets(repo.generation(), &names)? {
+            let Some(ix) = g.index_of(id) else { continue };
+            let Some(&(_, kind)) = REGISTRATIONS.iter().find(|(n, _)| *n == call) else {
+                continue;
+            };
+            if is_callable_or_type(g.node(ix).kind) {
+                registered.entry(ix).or_insert((kind, call));
+            }
+        }
         Ok(Context {
             loaded,
             rules: Rules::new(config)?,
             scripts,
             url_targets,
+            registered,
         })
     }
 
@@ -569,6 +597,22 @@ impl<'a> Context<'a> {
         }
         if self.url_targets.contains(&ix) {
             return Some(("route", Some("urls.py".into())));
+        }
+        if let Some((kind, call)) = self.registered.get(&ix) {
+            return Some((kind, Some(format!("{call}(...)"))));
+        }
+        // Alembic (and Flask-Migrate) revisions: Alembic calls `upgrade` / `downgrade` of every
+        // revision file by name.
+        if n.language == "python"
+            && n.kind == NodeKind::Function
+            && matches!(n.name.as_str(), "upgrade" | "downgrade")
+            && g.parent(ix)
+                .is_some_and(|p| g.node(p).kind == NodeKind::File)
+            && n.path
+                .split('/')
+                .any(|d| matches!(d, "migrations" | "alembic" | "versions"))
+        {
+            return Some(("handler", Some("alembic revision".into())));
         }
         for d in &decos {
             if decorator_role(d) == Role::Handler {
@@ -661,11 +705,10 @@ impl Repo {
         let g = &*loaded.graph;
         let depth = depth.clamp(1, 64);
         let limit = limit.clamp(1, 10_000);
-        let edges = EdgeFilter::new(&[EdgeKind::Calls, EdgeKind::Instantiates]);
         let mut out = Flows {
             generation: self.generation(),
             depth,
-            edge_kinds: vec!["calls", "instantiates"],
+            edge_kinds: vec!["calls", "instantiates", "constructor"],
             entry: None,
             steps: Vec::new(),
             reached: 0,
@@ -681,7 +724,7 @@ impl Repo {
                 if matches!(kind, "test" | "public_api") {
                     continue;
                 }
-                let r = algo::reach(g, &flow_roots(g, ix), &edges, &|_| true, depth);
+                let r = flow_reach(g, &flow_roots(g, ix), depth);
                 let files: HashSet<&str> =
                     r.order.iter().map(|&i| g.node(i).path.as_str()).collect();
                 flows.push(FlowSummary {
@@ -710,22 +753,13 @@ impl Repo {
         };
         let ix = self.flow_entry(&loaded, &cx, entry)?;
         let roots = flow_roots(g, ix);
-        let r = algo::reach(g, &roots, &edges, &|_| true, depth);
+        let r = flow_reach(g, &roots, depth);
         // Members of an entry type hang under it.
         let mut parent: HashMap<Ix, (Ix, &'static str)> = HashMap::new();
         for &i in &r.order {
             let p = r.parent[i as usize];
             if p != Ix::MAX {
-                let kind = if g
-                    .out_of_kind(p, EdgeKind::Calls)
-                    .iter()
-                    .any(|e| e.other == i)
-                {
-                    "calls"
-                } else {
-                    "instantiates"
-                };
-                parent.insert(i, (p, kind));
+                parent.insert(i, (p, r.edge[i as usize]));
             } else if i != ix {
                 parent.insert(i, (ix, "contains"));
             }
@@ -792,12 +826,17 @@ impl Repo {
 
     /// Dead code: callables and types (of `kinds`, default all) that no entry point reaches
     /// and nothing references. `dead` only when sure; `unknown` (with the reason) for vendored
-    /// code, dunder methods, when a same-name unresolved reference exists in a language that
-    /// can call it, for overrides, methods sharing their name with a used method (dynamic
-    /// dispatch), subclasses and members of types with bases outside the repository, decorated
-    /// symbols, exports (`__all__`, `export`), files with reflection (`getattr`, `globals`,
-    /// ...) and the types deriving from a reflective one, globals of JavaScript scripts that
-    /// are not modules, and definitions nested in functions or types.
+    /// code, dunder methods, when a same-name unresolved reference could reach it (its kind,
+    /// receiver and place weighed), for overrides, methods sharing their
+    /// name with a used method the call could dispatch to, subclasses and members of types
+    /// with bases outside the repository (unless those bases are known model/form bases and
+    /// the member is not one of their hooks), decorated symbols, TS members named like an
+    /// interface member, exports of dynamically imported files, default exports, module
+    /// augmentation, exports (`__all__`; `export` unless `exported_is_live = false` and no
+    /// `package.json` publishes the file), files with reflection (`getattr`, `globals`, ...)
+    /// and the types deriving from a reflective one, globals of JavaScript scripts that are
+    /// not modules, definitions nested in functions or types, and names written in templates,
+    /// settings or string literals.
     pub fn dead_code(&self, kinds: &[String], limit: usize) -> Result<DeadCode> {
         let kinds = parse_kinds(kinds)?;
         let loaded = self.loaded()?;
@@ -807,7 +846,7 @@ impl Repo {
         let has_config = config_file.exists();
         let config = load_repo_config(&self.root)?.dead_code;
         let cx = Context::new(self, &loaded, config.clone())?;
-        let facts = Facts::gather(self, &loaded)?;
+        let facts = Facts::gather(self, &loaded, &cx.rules.config)?;
         let deps = EdgeFilter::dependencies();
 
         let entries = cx.entries();
@@ -866,10 +905,14 @@ impl Repo {
         let mentions = self.mentions(&dead_names);
         let mut definitions: HashMap<&str, usize> = HashMap::new();
         if !mentions.is_empty() {
+            // A definition's own name counts only where code is not blanked out (a file of a
+            // language the text scan does not know).
             for ix in 0..g.len() as Ix {
-                let name = g.node(ix).name.as_str();
-                if mentions.contains_key(name) {
-                    *definitions.entry(name).or_default() += 1;
+                let n = g.node(ix);
+                if mentions.contains_key(n.name.as_str())
+                    && comment_style(&n.path) == CommentStyle::None
+                {
+                    *definitions.entry(n.name.as_str()).or_default() += 1;
                 }
             }
         }
@@ -922,6 +965,81 @@ impl Repo {
         out.unknown_by_reason = by_reason;
         Ok(out)
     }
+}
+
+/// A flow's reach: breadth first along `calls` and `instantiates`, and from an instantiated
+/// type into its constructor (`__init__`, `__new__`, `constructor`, a constructor node), which
+/// is what `Foo()` runs.
+struct FlowReach {
+    /// Per node: depth (`u32::MAX` unreached), the node it was found from (`Ix::MAX` for roots)
+    /// and how (`calls`, `instantiates`, `constructor`).
+    depth: Vec<u32>,
+    parent: Vec<Ix>,
+    edge: Vec<&'static str>,
+    order: Vec<Ix>,
+}
+
+fn flow_reach(g: &Graph, roots: &[Ix], max_depth: u32) -> FlowReach {
+    let n = g.len();
+    let mut r = FlowReach {
+        depth: vec![u32::MAX; n],
+        parent: vec![Ix::MAX; n],
+        edge: vec!["calls"; n],
+        order: Vec::new(),
+    };
+    for &x in roots {
+        if (x as usize) < n && r.depth[x as usize] == u32::MAX {
+            r.depth[x as usize] = 0;
+            r.order.push(x);
+        }
+    }
+    let mut head = 0;
+    while head < r.order.len() {
+        let u = r.order[head];
+        head += 1;
+        let du = r.depth[u as usize];
+        if du >= max_depth {
+            continue;
+        }
+        let mut next: Vec<(Ix, &'static str)> = Vec::new();
+        for e in g.out_edges(u) {
+            match e.kind {
+                EdgeKind::Calls => next.push((e.other, "calls")),
+                EdgeKind::Instantiates => next.push((e.other, "instantiates")),
+                _ => {}
+            }
+        }
+        // Reached by instantiation (not as a root: an entry type lists its members itself).
+        if g.node(u).kind.is_type_like() && du > 0 {
+            for c in constructors(g, u) {
+                next.push((c, "constructor"));
+            }
+        }
+        for (v, how) in next {
+            if r.depth[v as usize] == u32::MAX {
+                r.depth[v as usize] = du + 1;
+                r.parent[v as usize] = u;
+                r.edge[v as usize] = how;
+                r.order.push(v);
+            }
+        }
+    }
+    r
+}
+
+/// The constructors of a type: constructor nodes and the methods the language runs on
+/// instantiation (`__init__`, `__new__`, `constructor`).
+fn constructors(g: &Graph, t: Ix) -> Vec<Ix> {
+    g.out_of_kind(t, EdgeKind::Contains)
+        .iter()
+        .map(|e| e.other)
+        .filter(|&c| {
+            let m = g.node(c);
+            m.kind == NodeKind::Constructor
+                || (m.kind == NodeKind::Method
+                    && matches!(m.name.as_str(), "__init__" | "__new__" | "constructor"))
+        })
+        .collect()
 }
 
 /// Roots of a flow: the entry, and for a type its callable members.
@@ -1025,33 +1143,96 @@ const ALL_REFLECTION: &[&str] = &[
 
 /// Facts beyond the graph that decide `unknown`.
 struct Facts {
-    /// Unresolved reference names → languages they are written in.
-    unresolved: HashMap<String, Vec<String>>,
+    /// Unresolved references by name.
+    unresolved: HashMap<String, Vec<Use>>,
+    /// Member names of built-in types by language (`append`, `push`): on a receiver of unknown
+    /// type the resolver calls them external, so such a reference may still be a method here.
+    builtin_members: HashMap<String, HashSet<String>>,
+    /// Methods reached by a guess at an unknown receiver (`unique_member`, `ambiguous_member`).
+    guessed: HashSet<Ix>,
+    /// Types → their inheritance component (types linked by `inherits`/`implements`, either
+    /// way, share one); types in no relation are absent.
+    hierarchy: HashMap<Ix, usize>,
     /// Types whose methods may be called by name (reflection in the type or a base).
     reflective_types: HashSet<Ix>,
     /// Files with reflection anywhere (their definitions may be looked up by name).
     reflective_files: HashSet<String>,
-    /// Names of methods something references: a same-named method may be reached through
-    /// dynamic dispatch (a mixin, duck typing) → (name, one referenced method).
-    called_methods: HashMap<String, Ix>,
+    /// Names of methods something references → those methods: a same-named method may be
+    /// reached through dynamic dispatch (a mixin, an override, duck typing).
+    called_methods: HashMap<String, Vec<Ix>>,
     /// JavaScript/TypeScript files that are ES modules (they import or export something);
     /// top-level functions of other scripts are globals other scripts may call.
     module_files: HashSet<String>,
     /// Types with a base outside the repository (and their subtypes).
     external_based: HashSet<Ix>,
+    /// Types among `external_based` whose outside bases are all known framework bases
+    /// (`db.Model`, `FlaskForm`, ...): the framework calls only those bases' hooks.
+    hooks_of: HashMap<Ix, Vec<&'static FrameworkBase>>,
     /// (directory, name) listed in a Python `__all__`.
     all_exports: HashSet<(String, String)>,
+    /// Exports count as public API (`exported_is_live`); otherwise only those of the files a
+    /// `package.json` publishes (`main`, `exports`, `bin`, ...) and the files they re-export.
+    exports_public: bool,
+    /// JavaScript/TypeScript files a `package.json` publishes (and what they import whole).
+    published_files: HashSet<String>,
+    /// TypeScript interface names declared more than once (declaration merging, module
+    /// augmentation: `declare module "x" { interface Config { ... } }`).
+    merged_interfaces: HashSet<String>,
+    /// Names of TypeScript/JavaScript interface members: a function or method of that name
+    /// may be reached through an object that satisfies the interface without saying so.
+    interface_members: HashSet<String>,
+    /// JavaScript/TypeScript files loaded with `import("./x.js")`: what the loaded module's
+    /// exports are used for is not in the graph (`const { a } = await import(...)`).
+    dynamic_imports: HashSet<String>,
+    /// (path, name) listed in an `export { name }` / `export { name as alias }` clause.
+    export_clauses: HashSet<(String, String)>,
+    /// (path, name) of default exports (`export default function name`, `export default
+    /// name`): importers use them under a name of their own.
+    default_exports: HashSet<(String, String)>,
+    /// Files with an `export default`: in a dynamically loaded file the default export's value
+    /// (an object of handlers) may hold any of its definitions.
+    default_files: HashSet<String>,
+}
+
+/// What the text of the JavaScript/TypeScript files says about how modules are used.
+struct ModuleTexts {
+    dynamic_imports: HashSet<String>,
+    export_clauses: HashSet<(String, String)>,
+    default_exports: HashSet<(String, String)>,
+    default_files: HashSet<String>,
 }
 
 impl Facts {
-    fn gather(repo: &Repo, loaded: &Loaded) -> Result<Facts> {
+    fn gather(repo: &Repo, loaded: &Loaded, config: &DeadCodeConfig) -> Result<Facts> {
         let g = &*loaded.graph;
         let generation = repo.generation();
         let store = repo.store();
-        let mut unresolved: HashMap<String, Vec<String>> = HashMap::new();
-        for u in store.unresolved_names(generation)? {
-            unresolved.entry(u.name).or_default().push(u.language);
+        let mut unresolved: HashMap<String, Vec<Use>> = HashMap::new();
+        for u in store.unresolved_uses(generation)? {
+            let src = g.index_of(u.src_id);
+            unresolved.entry(u.name).or_default().push(Use {
+                language: u.language,
+                kind: u.kind,
+                receiver: u.receiver,
+                reason: u.reason,
+                src,
+                path: u.path,
+            });
         }
+        let registry = sextant_lang::Registry::builtin()?;
+        let mut builtin_members: HashMap<String, HashSet<String>> = HashMap::new();
+        for l in registry.languages() {
+            builtin_members.insert(
+                l.id().to_string(),
+                l.manifest.builtins.members.iter().cloned().collect(),
+            );
+        }
+        let guessed: HashSet<Ix> = store
+            .guessed_member_targets(generation)?
+            .into_iter()
+            .filter_map(|id| g.index_of(id))
+            .collect();
+        let hierarchy = hierarchy_components(g);
         // Reflection sites.
         let mut reflective_types: HashSet<Ix> = HashSet::new();
         let mut reflective_files: HashSet<String> = HashSet::new();
@@ -1071,6 +1252,7 @@ impl Facts {
         let reflective_types = with_subtypes(g, reflective_types);
         // Bases outside the repository.
         let mut external: HashSet<Ix> = HashSet::new();
+        let mut external_names: HashMap<Ix, Vec<String>> = HashMap::new();
         let mut by_name_in_file: HashMap<(&str, &str), Vec<Ix>> = HashMap::new();
         for ix in 0..g.len() as Ix {
             let n = g.node(ix);
@@ -1087,6 +1269,7 @@ impl Facts {
             };
             if g.node(src).kind.is_type_like() {
                 external.insert(src);
+                external_names.entry(src).or_default().push(b.name.clone());
             } else if let Some(imp) = &b.implementor {
                 let short = imp.rsplit([':', '.']).next().unwrap_or(imp);
                 for &t in by_name_in_file
@@ -1095,10 +1278,56 @@ impl Facts {
                     .flatten()
                 {
                     external.insert(t);
+                    external_names.entry(t).or_default().push(b.name.clone());
                 }
             }
         }
-        let external_based = with_subtypes(g, external);
+        // Types whose outside bases are all data-model or form bases with known hooks.
+        let mut known_hooks: HashMap<Ix, Vec<&'static FrameworkBase>> = HashMap::new();
+        for &t in &external {
+            let names = external_names.get(&t).map(Vec::as_slice).unwrap_or(&[]);
+            let bases: Option<Vec<&'static FrameworkBase>> = names
+                .iter()
+                .map(|n| {
+                    let short = n.rsplit(['.', ':']).next().unwrap_or(n);
+                    let short = short.split('[').next().unwrap_or(short);
+                    FRAMEWORK_BASES.iter().find(|b| b.names.contains(&short))
+                })
+                .collect();
+            if let Some(bases) = bases.filter(|b| !b.is_empty()) {
+                known_hooks.insert(t, bases);
+            }
+        }
+        let external_based = with_subtypes(g, external.clone());
+        // A type deriving (in the repository) from any other outside base is open.
+        let mut hooks_of: HashMap<Ix, Vec<&'static FrameworkBase>> = HashMap::new();
+        for &t in &external_based {
+            let mut all: Vec<&'static FrameworkBase> = Vec::new();
+            let mut open = false;
+            let mut seen: HashSet<Ix> = HashSet::new();
+            let mut stack = vec![t];
+            while let Some(a) = stack.pop() {
+                if !seen.insert(a) {
+                    continue;
+                }
+                if external.contains(&a) {
+                    match known_hooks.get(&a) {
+                        Some(h) => all.extend(h.iter().copied()),
+                        None => open = true,
+                    }
+                }
+                for e in g
+                    .out_of_kind(a, EdgeKind::Inherits)
+                    .iter()
+                    .chain(g.out_of_kind(a, EdgeKind::Implements))
+                {
+                    stack.push(e.other);
+                }
+            }
+            if !open && !all.is_empty() {
+                hooks_of.insert(t, all);
+            }
+        }
         // Python __all__.
         let mut all_exports = HashSet::new();
         for ix in 0..g.len() as Ix {
@@ -1111,15 +1340,12 @@ impl Facts {
         }
         // Methods something uses, by name.
         let deps = EdgeFilter::dependencies();
-        let mut called_methods: HashMap<String, Ix> = HashMap::new();
+        let mut called_methods: HashMap<String, Vec<Ix>> = HashMap::new();
         let mut module_files: HashSet<String> = HashSet::new();
         for ix in 0..g.len() as Ix {
             let n = g.node(ix);
-            if n.kind == NodeKind::Method
-                && !called_methods.contains_key(&n.name)
-                && referenced(g, ix, &deps)
-            {
-                called_methods.insert(n.name.clone(), ix);
+            if n.kind == NodeKind::Method && referenced(g, ix, &deps) {
+                called_methods.entry(n.name.clone()).or_default().push(ix);
             }
             if matches!(n.language.as_str(), "javascript" | "typescript" | "tsx")
                 && (n.modifiers.split(',').any(|m| m == "export")
@@ -1129,13 +1355,61 @@ impl Facts {
                 module_files.insert(n.path.clone());
             }
         }
+        let published_files = if config.exported_is_live {
+            HashSet::new()
+        } else {
+            repo.published_files(g)
+        };
+        let mut interfaces: HashMap<&str, usize> = HashMap::new();
+        for ix in 0..g.len() as Ix {
+            let n = g.node(ix);
+            if n.kind == NodeKind::Interface
+                && matches!(n.language.as_str(), "typescript" | "tsx" | "javascript")
+            {
+                *interfaces.entry(n.name.as_str()).or_default() += 1;
+            }
+        }
+        let merged_interfaces = interfaces
+            .into_iter()
+            .filter(|(_, c)| *c > 1)
+            .map(|(n, _)| n.to_string())
+            .collect();
+        let mut interface_members: HashSet<String> = HashSet::new();
+        for ix in 0..g.len() as Ix {
+            let n = g.node(ix);
+            if n.kind == NodeKind::Interface
+                && matches!(n.language.as_str(), "typescript" | "tsx" | "javascript")
+            {
+                for e in g.out_of_kind(ix, EdgeKind::Contains) {
+                    interface_members.insert(g.node(e.other).name.clone());
+                }
+            }
+        }
+        let ModuleTexts {
+            dynamic_imports,
+            export_clauses,
+            default_exports,
+            default_files,
+        } = repo.module_texts(g);
         Ok(Facts {
+            default_exports,
+            default_files,
+            interface_members,
+            dynamic_imports,
+            export_clauses,
+            exports_public: config.exported_is_live,
+            published_files,
+            merged_interfaces,
             unresolved,
+            builtin_members,
+            guessed,
+            hierarchy,
             reflective_types,
             reflective_files,
             called_methods,
             module_files,
             external_based,
+            hooks_of,
             all_exports,
         })
     }
@@ -1149,15 +1423,22 @@ impl Facts {
         if n.name.len() > 4 && n.name.starts_with("__") && n.name.ends_with("__") {
             return Some(("dunder", None));
         }
-        if let Some(langs) = self.unresolved.get(&n.name) {
+        if let Some(uses) = self.unresolved.get(&n.name) {
             let allowed = interoperating(&n.language);
-            if let Some(l) = langs
-                .iter()
-                .find(|l| allowed.is_empty() || allowed.contains(&l.as_str()))
-            {
+            if let Some(u) = uses.iter().find(|u| {
+                (allowed.is_empty() || allowed.contains(&u.language.as_str()))
+                    && self.may_reach(g, u, ix)
+            }) {
+                let how = match &u.receiver {
+                    Some(r) => format!("{r}.{}", n.name),
+                    None => n.name.clone(),
+                };
                 return Some((
                     "unresolved_reference",
-                    Some(format!("an unresolved {l} reference names {}", n.name)),
+                    Some(format!(
+                        "an unresolved {} reference {how} in {} ({})",
+                        u.language, u.path, u.reason
+                    )),
                 ));
             }
         }
@@ -1176,8 +1457,12 @@ impl Facts {
             return Some(("override", Some("declared an override".into())));
         }
         if n.kind == NodeKind::Method
-            && let Some(&other) = self.called_methods.get(&n.name)
-            && other != ix
+            && let Some(&other) = self
+                .called_methods
+                .get(&n.name)
+                .into_iter()
+                .flatten()
+                .find(|&&m| m != ix && self.dispatch_may_reach(g, m, ix))
         {
             return Some(("polymorphic", Some(g.node(other).qname.clone())));
         }
@@ -1198,17 +1483,70 @@ impl Facts {
         if let Some(o) = owner
             && self.external_based.contains(&o)
         {
-            return Some(("external_base", Some(g.node(o).qname.clone())));
+            let not_a_hook = self.hooks_of.get(&o).is_some_and(|bases| {
+                !bases.iter().any(|b| {
+                    b.hooks.contains(&n.name.as_str())
+                        || b.hook_prefixes.iter().any(|p| n.name.starts_with(p))
+                })
+            });
+            if !not_a_hook {
+                return Some(("external_base", Some(g.node(o).qname.clone())));
+            }
         }
         let decos = decorators(&n.modifiers);
         if let Some(d) = decos.iter().find(|d| decorator_role(d) != Role::Inert) {
             return Some(("decorated", Some(format!("@{d}"))));
         }
-        if n.modifiers.split(',').any(|m| m == "export")
-            || self
-                .all_exports
-                .contains(&(dir_of(&n.path).to_string(), n.name.clone()))
+        let js = matches!(n.language.as_str(), "typescript" | "tsx" | "javascript");
+        if js
+            && matches!(n.kind, NodeKind::Function | NodeKind::Method)
+            && self.interface_members.contains(&n.name)
         {
+            return Some((
+                "structural",
+                Some(format!("an interface declares a member {}", n.name)),
+            ));
+        }
+        let exported = n.modifiers.split(',').any(|m| m == "export")
+            || self
+                .export_clauses
+                .contains(&(n.path.clone(), n.name.clone()));
+        if js
+            && self.dynamic_imports.contains(&n.path)
+            && (exported || self.default_files.contains(&n.path))
+        {
+            return Some(("dynamic_import", Some(n.path.clone())));
+        }
+        if js
+            && self
+                .default_exports
+                .contains(&(n.path.clone(), n.name.clone()))
+        {
+            return Some(("default_export", None));
+        }
+        // `declare module "x" { interface Y { ... } }`, `declare global { ... }`: merged into a
+        // declaration elsewhere (often outside the repository), never named.
+        if js
+            && g.parent(ix)
+                .is_some_and(|p| g.node(p).kind == NodeKind::Module)
+        {
+            return Some(("augmentation", Some(g.node(g.parent(ix)?).qname.clone())));
+        }
+        if n.kind == NodeKind::Interface && self.merged_interfaces.contains(&n.name) {
+            return Some((
+                "merged",
+                Some(format!("interface {} is declared more than once", n.name)),
+            ));
+        }
+        if self
+            .all_exports
+            .contains(&(dir_of(&n.path).to_string(), n.name.clone()))
+        {
+            return Some(("exported", Some("__all__".into())));
+        }
+        // An export nothing in the repository imports: public API of a library, but in an
+        // application (`exported_is_live = false`) only when its file is published.
+        if exported && (self.exports_public || self.published_files.contains(&n.path)) {
             return Some(("exported", None));
         }
         if let Some(o) = owner
@@ -1244,6 +1582,228 @@ impl Facts {
         }
         None
     }
+}
+
+impl Facts {
+    /// Whether an unresolved reference could be a use of `ix` (same name): its kind must fit
+    /// the definition, and what is known of its receiver must not rule the definition out.
+    /// A plain name reaches a member or nested definition only from inside its holder (a class
+    /// body, a closure); a plain name the resolver calls external (an import from outside the
+    /// repository, a built-in) reaches nothing here. `recv.name` the resolver calls external,
+    /// with `recv` one name, reaches a method only when `name` is a built-in member (the
+    /// receiver may be unknown);
+    /// `self.name` the enclosing type lacks reaches only methods of types in the same
+    /// inheritance component; another receiver whose type resolved without the member reaches
+    /// only methods of types in some inheritance relation. An unknown receiver reaches anything.
+    fn may_reach(&self, g: &Graph, u: &Use, ix: Ix) -> bool {
+        let n = g.node(ix);
+        let is_type = n.kind.is_type_like() || n.kind == NodeKind::TypeAlias;
+        match u.kind.as_str() {
+            "type" | "inherit" | "implement" | "instantiate" if !is_type => return false,
+            "write" => return false,
+            _ => {}
+        }
+        if u.reason == "too_many_candidates" {
+            return true;
+        }
+        let owner = g.parent(ix).filter(|&p| g.node(p).kind.is_type_like());
+        let nested = g
+            .parent(ix)
+            .is_some_and(|p| g.node(p).kind != NodeKind::File);
+        let Some(recv) = u.receiver.as_deref() else {
+            // A plain name: a top-level definition of a fitting kind would have been found by
+            // name, so only a use in the same file is left; a member or nested definition is
+            // seen by plain name only inside what holds it (a class body, a closure).
+            if !nested {
+                return u.reason != "external" && u.path == n.path;
+            }
+            let holder = g.parent(ix);
+            let mut at = u.src;
+            while let Some(a) = at {
+                if Some(a) == holder {
+                    return true;
+                }
+                at = g.parent(a);
+            }
+            return false;
+        };
+        match u.reason.as_str() {
+            "external" => {
+                // `mod.name` / `typed.name` with `mod` imported from outside or `typed` declared
+                // with an outside type cannot reach a method here (a subclass of the outside
+                // type is `external_base`); a longer receiver (`g.project.name`: an attribute
+                // of an outside object) may hold anything, and a module the resolver calls
+                // outside may still be this repository's (a top-level function).
+                let chain = recv.contains(['.', '(', '[']);
+                chain
+                    || owner.is_none()
+                    || self
+                        .builtin_members
+                        .get(&u.language)
+                        .is_some_and(|m| m.contains(&n.name))
+            }
+            "no_candidates" => {
+                let head = recv
+                    .split(['.', '(', '[', '?', '!'])
+                    .next()
+                    .unwrap_or(recv)
+                    .trim();
+                let self_like = matches!(head, "self" | "this" | "cls" | "super");
+                match owner {
+                    // `module.name` on a receiver that is not a known type (a module object,
+                    // a dynamic import): a top-level function may be what it names.
+                    None => !self_like,
+                    Some(t) => {
+                        if self_like {
+                            match u.src.and_then(|s| enclosing_type(g, s)) {
+                                Some(e) => {
+                                    e == t
+                                        || self
+                                            .hierarchy
+                                            .get(&e)
+                                            .is_some_and(|c| self.hierarchy.get(&t) == Some(c))
+                                }
+                                None => true,
+                            }
+                        } else {
+                            self.hierarchy.contains_key(&t) || self.external_based.contains(&t)
+                        }
+                    }
+                }
+            }
+            _ => true,
+        }
+    }
+
+    /// Whether a call that reached method `m` could also dispatch to the same-named method
+    /// `ix`: when `m` was a guess at an unknown receiver, when both types are in one
+    /// inheritance component (an override, a mixin), or when `m` is a member of a
+    /// TypeScript/JavaScript interface (structural typing: a class may satisfy it without
+    /// saying so).
+    fn dispatch_may_reach(&self, g: &Graph, m: Ix, ix: Ix) -> bool {
+        let (a, b) = (g.node(m), g.node(ix));
+        let allowed = interoperating(&b.language);
+        if !(allowed.is_empty() || allowed.contains(&a.language.as_str())) {
+            return false;
+        }
+        if self.guessed.contains(&m) {
+            return true;
+        }
+        let (Some(tm), Some(tx)) = (g.parent(m), g.parent(ix)) else {
+            return true;
+        };
+        let structural = matches!(a.language.as_str(), "typescript" | "tsx" | "javascript");
+        if structural && g.node(tm).kind == NodeKind::Interface {
+            return true;
+        }
+        if !g.node(tm).kind.is_type_like() || !g.node(tx).kind.is_type_like() {
+            return true;
+        }
+        self.hierarchy
+            .get(&tm)
+            .is_some_and(|c| self.hierarchy.get(&tx) == Some(c))
+    }
+}
+
+/// An outside base class whose framework calls only a known set of methods of its subclasses:
+/// a data model or a form. Other methods of a subclass are the application's own.
+struct FrameworkBase {
+    /// The base's name as written (last segment): `Model` for `db.Model` / `models.Model`.
+    names: &'static [&'static str],
+    hooks: &'static [&'static str],
+    hook_prefixes: &'static [&'static str],
+}
+
+const FRAMEWORK_BASES: &[FrameworkBase] = &[
+    // Django and Flask-SQLAlchemy models, SQLAlchemy declarative bases.
+    FrameworkBase {
+        names: &["Model", "DeclarativeBase", "DeclarativeBaseNoMeta"],
+        hooks: &[
+            "save",
+            "delete",
+            "clean",
+            "clean_fields",
+            "full_clean",
+            "validate_unique",
+            "validate_constraints",
+            "get_absolute_url",
+            "natural_key",
+            "refresh_from_db",
+            "from_db",
+            "check",
+            "get_deferred_fields",
+            "serializable_value",
+            "prepare_database_save",
+            "query",
+            "query_class",
+            "metadata",
+            "registry",
+        ],
+        hook_prefixes: &["__", "_get_", "_do_", "_perform_", "_save_", "_check_"],
+    },
+    // WTForms and Flask-WTF forms: `validate_<field>` runs with `validate()`.
+    FrameworkBase {
+        names: &["Form", "FlaskForm", "BaseForm"],
+        hooks: &[
+            "validate",
+            "validate_on_submit",
+            "process",
+            "populate_obj",
+            "pre_validate",
+            "post_validate",
+            "Meta",
+            "data",
+            "errors",
+        ],
+        hook_prefixes: &["__", "validate_"],
+    },
+];
+
+/// An unresolved reference, as the dead-code rules weigh it.
+struct Use {
+    language: String,
+    kind: String,
+    receiver: Option<String>,
+    reason: String,
+    /// The enclosing definition.
+    src: Option<Ix>,
+    path: String,
+}
+
+/// Types linked by `inherits`/`implements` edges (either way) → a component number; types in
+/// no relation are left out.
+fn hierarchy_components(g: &Graph) -> HashMap<Ix, usize> {
+    let mut comp: HashMap<Ix, usize> = HashMap::new();
+    let mut next = 0;
+    for start in 0..g.len() as Ix {
+        if comp.contains_key(&start) || !g.node(start).kind.is_type_like() {
+            continue;
+        }
+        let linked = |t: Ix| {
+            g.out_of_kind(t, EdgeKind::Inherits)
+                .iter()
+                .chain(g.out_of_kind(t, EdgeKind::Implements))
+                .chain(g.in_of_kind(t, EdgeKind::Inherits))
+                .chain(g.in_of_kind(t, EdgeKind::Implements))
+                .map(|e| e.other)
+                .collect::<Vec<Ix>>()
+        };
+        if linked(start).is_empty() {
+            continue;
+        }
+        let mut stack = vec![start];
+        comp.insert(start, next);
+        while let Some(t) = stack.pop() {
+            for o in linked(t) {
+                if let std::collections::hash_map::Entry::Vacant(v) = comp.entry(o) {
+                    v.insert(next);
+                    stack.push(o);
+                }
+            }
+        }
+        next += 1;
+    }
+    comp
 }
 
 /// Third-party code copied into the repository: its unused parts are not this repository's
@@ -1295,8 +1855,11 @@ fn with_subtypes(g: &Graph, types: HashSet<Ix>) -> HashSet<Ix> {
 
 impl Repo {
     /// How many times each of `names` is written as a whole word in the repository's files
-    /// (every file the walk finds, indexed or not: templates, settings, docs), read through
-    /// `sextant-vfs`. Names never written are left out.
+    /// (every file the walk finds, indexed or not: templates, settings, and the string literals
+    /// of source files), read through `sextant-vfs`; prose (`.md`, `.rst`, `.txt`, ...) and the
+    /// code, comments and docstrings of source files do not count (a name in a comment, a
+    /// changelog or a commented-out call is not a use; one in code is a reference the other
+    /// rules weigh). Names never written are left out.
     fn mentions(&self, names: &[&str]) -> HashMap<String, usize> {
         let mut unique: Vec<&str> = names
             .iter()
@@ -1330,12 +1893,14 @@ impl Repo {
             .par_iter()
             .map(|f| {
                 let mut counts: HashMap<String, usize> = HashMap::new();
-                if sextant_vfs::is_secret_path(f.path.as_str()) {
+                let path = f.path.as_str();
+                if sextant_vfs::is_secret_path(path) || is_prose(path) {
                     return counts;
                 }
                 if let Ok(file) = sextant_vfs::read_source(&f.abs, 1 << 20, usize::MAX, usize::MAX)
                 {
-                    for m in re.find_iter(&file.text) {
+                    let text = strings_only(path, &file.text);
+                    for m in re.find_iter(&text) {
                         *counts.entry(m.as_str().to_string()).or_default() += 1;
                     }
                 }
@@ -1347,6 +1912,167 @@ impl Repo {
                 }
                 a
             })
+    }
+
+    /// JavaScript/TypeScript files the repository's `package.json` files publish: the targets
+    /// of `main`, `module`, `types`, `typings`, `browser`, `bin` and `exports` (wildcards
+    /// included), matched with the extension dropped and a leading build directory (`dist/`,
+    /// `build/`, `lib/`, `out/`) mapped back to the sources, plus every file a published file
+    /// imports whole (`export * from`).
+    fn published_files(&self, g: &Graph) -> HashSet<String> {
+        let is_js = |l: &str| matches!(l, "typescript" | "tsx" | "javascript");
+        let mut dirs: HashSet<String> = HashSet::new();
+        let mut files: Vec<(Ix, &str)> = Vec::new();
+        for ix in 0..g.len() as Ix {
+            let n = g.node(ix);
+            if n.kind == NodeKind::File && is_js(&n.language) {
+                files.push((ix, n.path.as_str()));
+                // Every ancestor directory ("" for the root).
+                let mut d = n.path.as_str();
+                while let Some((parent, _)) = d.rsplit_once('/') {
+                    dirs.insert(parent.to_string());
+                    d = parent;
+                }
+                dirs.insert(String::new());
+            }
+        }
+        let mut patterns: Vec<regex::Regex> = Vec::new();
+        for d in &dirs {
+            let manifest = if d.is_empty() {
+                "package.json".to_string()
+            } else {
+                format!("{d}/package.json")
+            };
+            let Ok((_, abs)) = sextant_vfs::confine(&self.root, &manifest) else {
+                continue;
+            };
+            let Ok(file) = sextant_vfs::read_source(&abs, 4 << 20, usize::MAX, usize::MAX) else {
+                continue;
+            };
+            let Ok(json) = serde_json::from_str::<serde_json::Value>(&file.text) else {
+                continue;
+            };
+            let mut targets: Vec<String> = Vec::new();
+            for key in [
+                "main", "module", "types", "typings", "browser", "bin", "exports",
+            ] {
+                if let Some(v) = json.get(key) {
+                    strings_in(v, &mut targets);
+                }
+            }
+            for t in targets {
+                if let Some(re) = published_pattern(d, &t) {
+                    patterns.push(re);
+                }
+            }
+        }
+        let stem = |p: &str| -> String {
+            let p = p.strip_suffix(".d.ts").unwrap_or(p);
+            match p.rsplit_once('.') {
+                Some((s, _)) if !s.ends_with('/') => s.to_string(),
+                _ => p.to_string(),
+            }
+        };
+        let mut out: HashSet<String> = HashSet::new();
+        let mut stack: Vec<Ix> = Vec::new();
+        for &(ix, path) in &files {
+            let s = stem(path);
+            if patterns.iter().any(|re| re.is_match(&s)) && out.insert(path.to_string()) {
+                stack.push(ix);
+            }
+        }
+        while let Some(f) = stack.pop() {
+            for e in g.out_of_kind(f, EdgeKind::Imports) {
+                let t = g.node(e.other);
+                if t.kind == NodeKind::File && out.insert(t.path.clone()) {
+                    stack.push(e.other);
+                }
+            }
+        }
+        out
+    }
+
+    /// Read from the JavaScript/TypeScript files' text (through `sextant-vfs`): the files
+    /// loaded with a relative `import("...")` (resolved against the importing file, the
+    /// extension dropped, `x` or `x/index`), the (path, name) pairs of local `export { a,
+    /// b as c }` clauses (no `from`), default exports, and the files that have one.
+    fn module_texts(&self, g: &Graph) -> ModuleTexts {
+        let dynamic =
+            regex::Regex::new(r#"import\(\s*["'`](\.{1,2}/[^"'`]+)["'`]\s*\)"#).expect("regex");
+        let clause =
+            regex::Regex::new(r"export\s*(?:type\s*)?\{([^}]*)\}(\s*from)?").expect("regex");
+        let default = regex::Regex::new(
+            r"(?m)export\s+default\s+(?:(?:async\s+)?function\*?\s*|(?:abstract\s+)?class\s+)?([A-Za-z_$][\w$]*)?",
+        )
+        .expect("regex");
+        let mut stems: HashSet<String> = HashSet::new();
+        let mut exports: HashSet<(String, String)> = HashSet::new();
+        let mut default_exports: HashSet<(String, String)> = HashSet::new();
+        let mut default_files: HashSet<String> = HashSet::new();
+        let mut files: Vec<&str> = Vec::new();
+        for ix in 0..g.len() as Ix {
+            let n = g.node(ix);
+            if n.kind == NodeKind::File
+                && matches!(n.language.as_str(), "typescript" | "tsx" | "javascript")
+            {
+                files.push(n.path.as_str());
+            }
+        }
+        for path in &files {
+            let Ok((_, abs)) = sextant_vfs::confine(&self.root, path) else {
+                continue;
+            };
+            let Ok(file) = sextant_vfs::read_source(&abs, 4 << 20, usize::MAX, usize::MAX) else {
+                continue;
+            };
+            for c in dynamic.captures_iter(&file.text) {
+                let mut parts: Vec<&str> = path.split('/').collect();
+                parts.pop();
+                for seg in c[1].split('/') {
+                    match seg {
+                        "." | "" => {}
+                        ".." => {
+                            parts.pop();
+                        }
+                        s => parts.push(s),
+                    }
+                }
+                let joined = parts.join("/");
+                stems.insert(source_stem(&joined).to_string());
+            }
+            for c in default.captures_iter(&file.text) {
+                default_files.insert(path.to_string());
+                if let Some(name) = c.get(1) {
+                    default_exports.insert((path.to_string(), name.as_str().to_string()));
+                }
+            }
+            for c in clause.captures_iter(&file.text) {
+                if c.get(2).is_some() {
+                    continue;
+                }
+                for item in c[1].split(',') {
+                    let item = item.trim().trim_start_matches("type ").trim();
+                    let name = item.split_whitespace().next().unwrap_or("");
+                    if !name.is_empty() {
+                        exports.insert((path.to_string(), name.to_string()));
+                    }
+                }
+            }
+        }
+        let loaded = files
+            .iter()
+            .filter(|p| {
+                let s = source_stem(p);
+                stems.contains(s) || s.strip_suffix("/index").is_some_and(|d| stems.contains(d))
+            })
+            .map(|p| p.to_string())
+            .collect();
+        ModuleTexts {
+            dynamic_imports: loaded,
+            export_clauses: exports,
+            default_exports,
+            default_files,
+        }
     }
 
     /// The names listed in a Python `__all__` assignment spanning `start..=end` of `path`
@@ -1367,6 +2093,187 @@ impl Repo {
             .join("\n");
         string_literals(&text)
     }
+}
+
+/// A path without its extension (`a/b.js` → `a/b`, `a/b.d.ts` → `a/b`).
+fn source_stem(path: &str) -> &str {
+    let p = path.strip_suffix(".d.ts").unwrap_or(path);
+    match p.rsplit_once('.') {
+        Some((s, e)) if !e.contains('/') && !s.is_empty() && !s.ends_with('/') => s,
+        _ => p,
+    }
+}
+
+/// Every string in a JSON value (objects and arrays walked).
+fn strings_in(v: &serde_json::Value, out: &mut Vec<String>) {
+    match v {
+        serde_json::Value::String(s) => out.push(s.clone()),
+        serde_json::Value::Array(a) => a.iter().for_each(|v| strings_in(v, out)),
+        serde_json::Value::Object(o) => o.values().for_each(|v| strings_in(v, out)),
+        _ => {}
+    }
+}
+
+/// A `package.json` target (`./dist/src/config.js`, `./dist/src/types/*.js`) in directory
+/// `dir` as a pattern over source stems (repository paths without extension): the build
+/// directory may be absent from the sources (`src/config`) and `*` matches any path.
+fn published_pattern(dir: &str, target: &str) -> Option<regex::Regex> {
+    let t = target.trim().trim_start_matches("./");
+    if t.is_empty() || t.starts_with("..") || t.contains("://") {
+        return None;
+    }
+    let t = t.strip_suffix(".d.ts").unwrap_or(t);
+    let t = match t.rsplit_once('.') {
+        Some((s, e)) if !s.is_empty() && !e.contains('/') && !e.contains('*') => s,
+        _ => t,
+    };
+    let t = t.trim_end_matches('/');
+    let mut body = String::new();
+    for (i, s) in t.split('/').enumerate() {
+        if i == 0
+            && matches!(
+                s,
+                "dist" | "build" | "lib" | "out" | "esm" | "cjs" | "types"
+            )
+        {
+            body.push_str(&format!("(?:{}/)?", regex::escape(s)));
+            continue;
+        }
+        if i > 0 && !body.ends_with(")?") {
+            body.push('/');
+        }
+        let parts: Vec<String> = s.split('*').map(regex::escape).collect();
+        body.push_str(&parts.join(".*"));
+    }
+    let prefix = if dir.is_empty() {
+        String::new()
+    } else {
+        format!("{}/", regex::escape(dir))
+    };
+    // `dist/config` may come from `src/config`, `dist/index` from `index` or `src/index`; a
+    // directory target means its `index`.
+    regex::Regex::new(&format!("^{prefix}(?:src/)?{body}(?:/index)?$")).ok()
+}
+
+/// Documentation and prose files: a name written there is not a use.
+fn is_prose(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    [".md", ".markdown", ".rst", ".txt", ".adoc", ".rdoc", ".pod"]
+        .iter()
+        .any(|e| name.ends_with(e))
+        || matches!(
+            name,
+            "changelog" | "changes" | "authors" | "license" | "readme" | "news"
+        )
+}
+
+/// How a file's comments are written, by extension.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CommentStyle {
+    /// `#` to the end of the line; triple-quoted strings that start a statement (docstrings)
+    /// count as comments too.
+    Hash,
+    /// `//` and `/* */`.
+    Slash,
+    /// Not source code (templates, settings): everything counts.
+    None,
+}
+
+fn comment_style(path: &str) -> CommentStyle {
+    let ext = path.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+    match ext {
+        "py" | "pyi" | "rb" | "sh" => CommentStyle::Hash,
+        "js" | "jsx" | "mjs" | "cjs" | "ts" | "tsx" | "mts" | "cts" | "rs" | "go" | "java"
+        | "kt" | "kts" | "c" | "h" | "cc" | "cpp" | "hpp" | "cs" | "swift" | "scala" | "php" => {
+            CommentStyle::Slash
+        }
+        _ => CommentStyle::None,
+    }
+}
+
+/// The string literals of a source file (`"app.views.index"`, `'handler'`), everything else
+/// blanked out: comments and Python docstrings are not uses, and names in code are references
+/// the other rules already weigh. Other files (templates, settings) are returned as they are.
+fn strings_only<'t>(path: &str, text: &'t str) -> std::borrow::Cow<'t, str> {
+    let style = comment_style(path);
+    if style == CommentStyle::None {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let b = text.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(b.len());
+    let mut i = 0;
+    // Whether only whitespace precedes `i` on its line (a docstring starts a statement).
+    let mut line_start = true;
+    let blank = |out: &mut Vec<u8>, from: usize, to: usize| {
+        for &c in &b[from..to] {
+            out.push(if c == b'\n' { b'\n' } else { b' ' });
+        }
+    };
+    let line_end = |from: usize| {
+        b[from..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(b.len(), |p| from + p)
+    };
+    while i < b.len() {
+        let c = b[i];
+        let rest = &b[i..];
+        if (style == CommentStyle::Hash && c == b'#')
+            || (style == CommentStyle::Slash && rest.starts_with(b"//"))
+        {
+            let end = line_end(i);
+            blank(&mut out, i, end);
+            i = end;
+            continue;
+        }
+        if style == CommentStyle::Slash && rest.starts_with(b"/*") {
+            let end = rest[2..]
+                .windows(2)
+                .position(|w| w == b"*/")
+                .map_or(b.len(), |p| i + 2 + p + 2);
+            blank(&mut out, i, end);
+            i = end;
+            continue;
+        }
+        if style == CommentStyle::Hash && (rest.starts_with(b"\"\"\"") || rest.starts_with(b"'''"))
+        {
+            let q = &rest[..3];
+            let end = rest[3..]
+                .windows(3)
+                .position(|w| w == q)
+                .map_or(b.len(), |p| i + 3 + p + 3);
+            if line_start {
+                blank(&mut out, i, end);
+            } else {
+                out.extend_from_slice(&b[i..end]);
+            }
+            i = end;
+            line_start = false;
+            continue;
+        }
+        if c == b'"' || c == b'\'' || (c == b'`' && style == CommentStyle::Slash) {
+            // A string literal: kept, and a comment marker inside it is not one.
+            let mut j = i + 1;
+            while j < b.len() && b[j] != c && (b[j] != b'\n' || c == b'`') {
+                j += if b[j] == b'\\' { 2 } else { 1 };
+            }
+            let end = (j + 1).min(b.len());
+            out.extend_from_slice(&b[i..end]);
+            i = end;
+            line_start = false;
+            continue;
+        }
+        // Code: blanked (a byte at a time keeps offsets and lines).
+        out.push(if c == b'\n' { b'\n' } else { b' ' });
+        if c == b'\n' {
+            line_start = true;
+        } else if !c.is_ascii_whitespace() {
+            line_start = false;
+        }
+        i += 1;
+    }
+    std::borrow::Cow::Owned(String::from_utf8_lossy(&out).into_owned())
 }
 
 /// The contents of the simple string literals in `text` (`"a"`, `'b'`).
@@ -1434,6 +2341,36 @@ mod tests {
         assert_eq!(decorator_role("staticmethod"), Role::Inert);
         assert_eq!(decorator_role("value.setter"), Role::Inert);
         assert_eq!(decorator_role("login_required"), Role::Other);
+    }
+
+    #[test]
+    fn comments_and_docstrings_are_not_mentions() {
+        let py = "def f():\n    \"\"\"Calls old_name.\"\"\"\n    x = 'a # old_name'  # old_name()\n    y = \"\"\"kept old_name\"\"\"\n";
+        let out = strings_only("m.py", py);
+        assert_eq!(out.len(), py.len());
+        assert_eq!(out.matches("old_name").count(), 2, "{out}");
+        assert!(out.contains("'a # old_name'") && !out.contains("def f"));
+        let ts = "// f()\nconst s = \"http://x\"; /* g()\n h() */ k(`a // b`);\n";
+        let out = strings_only("a.ts", ts);
+        assert!(!out.contains("f()") && !out.contains("g()") && !out.contains("h()"));
+        assert!(out.contains("\"http://x\"") && out.contains("`a // b`") && !out.contains("k("));
+        assert_eq!(out.lines().count(), ts.lines().count());
+        let html = "{# old_name #}";
+        assert_eq!(strings_only("t.html", html), html);
+        assert!(is_prose("docs/CHANGES.rst") && is_prose("README.md") && !is_prose("a.html"));
+    }
+
+    #[test]
+    fn package_json_targets_match_source_stems() {
+        let re = published_pattern("", "./dist/src/config.js").unwrap();
+        assert!(re.is_match("src/config") && re.is_match("dist/src/config"));
+        assert!(!re.is_match("src/internal/config"));
+        let re = published_pattern("", "./dist/src/types/*.js").unwrap();
+        assert!(re.is_match("src/types/network") && !re.is_match("src/internal/x"));
+        let re = published_pattern("packages/a", "./lib/index.d.ts").unwrap();
+        assert!(re.is_match("packages/a/src/index") && re.is_match("packages/a/index"));
+        assert!(published_pattern("", "../x.js").is_none());
+        assert!(published_pattern("", "https://x").is_none());
     }
 
     #[test]
