@@ -3,7 +3,7 @@
 
 Usage (from the repository root, after `cargo build --release -p sextant-cli`):
 
-    python3 bench/watch_latency.py --repo DIR [--edits 20] [--debounce-ms 300] [--sextant PATH]
+    python3 bench/watch_latency.py --repo DIR [--edits 20] [--debounce-ms N] [--sextant PATH]
 
 Starts `sextant watch --json --debounce-ms N DIR`, waits for its initial run, then for N source files
 picked evenly (Python, Rust, TypeScript/JavaScript, Go, C) inserts a comment line in the middle of
@@ -55,7 +55,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repo", required=True, type=Path)
     ap.add_argument("--edits", type=int, default=20)
-    ap.add_argument("--debounce-ms", type=int, default=300)
+    ap.add_argument("--debounce-ms", type=int, default=None, help="default: sextant's own")
     ap.add_argument("--sextant", type=Path,
                     default=Path(os.environ.get("CARGO_TARGET_DIR", "target")) / "release" / "sextant")
     args = ap.parse_args()
@@ -71,7 +71,8 @@ def main() -> int:
     picked = files[::step][: args.edits]
 
     proc = subprocess.Popen(
-        [str(args.sextant), "watch", "--json", "--debounce-ms", str(args.debounce_ms), str(repo)],
+        [str(args.sextant), "watch", "--json", str(repo)]
+        + (["--debounce-ms", str(args.debounce_ms)] if args.debounce_ms is not None else []),
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
     events: "queue.Queue[tuple[float, dict]]" = queue.Queue()
 
@@ -125,7 +126,8 @@ def main() -> int:
 
     print(json.dumps({
         "repo": str(repo),
-        "debounce_ms": args.debounce_ms,
+        "debounce_ms": args.debounce_ms if args.debounce_ms is not None else "default",
+        "walls_ms": [round(w, 1) for w in walls],
         "write_to_indexed_event": summary(walls),
         "watcher_latency": summary(own) if own else None,
         "load_average": os.getloadavg(),

@@ -20,7 +20,7 @@ pub struct WatchArgs {
     /// The repository root (default: the current directory).
     pub path: Option<PathBuf>,
     /// Quiet time after the last file change before re-indexing, in milliseconds.
-    #[arg(long, default_value_t = 300)]
+    #[arg(long, default_value_t = 100)]
     pub debounce_ms: u64,
     /// Re-extract every file in the first run even when an identical version is stored.
     #[arg(long)]

@@ -272,7 +272,7 @@ fn watch_a_second_repository_then_unwatch_it() {
         "billing/invoice.py",
         "def total(items):\n    return sum(items)\n\n\ndef after_unwatch():\n    return 0\n",
     );
-    // Several debounce periods (300 ms) and status cache lifetimes (1 s).
+    // Several debounce periods (100 ms) and status cache lifetimes (1 s).
     std::thread::sleep(Duration::from_millis(2500));
     assert!(s.search(&b, "after_unwatch").is_empty());
     assert!(!s.search(&b, "fresh_after_watch").is_empty());

