@@ -343,6 +343,11 @@ fn patch_in_place(
     files: &BTreeMap<String, LiveFile>,
     fresh: &FxHashSet<i64>,
 ) -> Option<Patch> {
+    // Patches leave the replaced bindings behind: rebuild once they are many and a quarter of
+    // the table.
+    if state.resolver.dead_bindings() > 4096 && state.resolver.garbage_share() > 0.25 {
+        return None;
+    }
     let is_inherit = |r: &&resolve::Ref| matches!(r.kind, RefKind::Inherit | RefKind::Implement);
     let mut nodes: FxHashMap<i64, i64> = FxHashMap::default();
     let mut refs: FxHashMap<i64, i64> = FxHashMap::default();

@@ -165,6 +165,7 @@ impl Resolver {
         // Typed bindings: the old ones leave their lists (they stay in the table, unreferenced),
         // the new ones are appended and enter their lists where the file's order puts them.
         let (start, len) = self.binds_of_file.remove(&old).unwrap_or((0, 0));
+        self.dead_binds += len as usize;
         for p in start..start + len {
             let b = &self.binds[p as usize];
             if let Some(scope) = self.binds_in_scope.get_mut(&b.scope) {
@@ -212,6 +213,17 @@ impl Resolver {
 }
 
 impl Resolver {
+    /// Share of the binding table that patches left unreferenced (the caller rebuilds when it
+    /// grows: a long session of edits would otherwise keep every old binding).
+    pub fn garbage_share(&self) -> f64 {
+        self.dead_binds as f64 / self.binds.len().max(1) as f64
+    }
+
+    /// Bindings that patches left unreferenced.
+    pub fn dead_bindings(&self) -> usize {
+        self.dead_binds
+    }
+
     /// The types deriving from or implementing type `id` (directly).
     pub fn derived_types(&self, id: i64) -> &[i64] {
         self.derived.get(&id).map(Vec::as_slice).unwrap_or(&[])
@@ -220,5 +232,99 @@ impl Resolver {
     /// The file holding definition `node`.
     pub fn file_of(&self, node: i64) -> Option<i64> {
         self.ix.symbol(node).map(|(_, s)| s.file)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::LangRules;
+    use sextant_model::NodeKind;
+
+    fn rules() -> LangRules {
+        LangRules {
+            id: "python".into(),
+            family: "python".into(),
+            self_names: vec!["self".into()],
+            super_names: vec![],
+            binds: crate::input::Binds::None,
+            implicit_self: false,
+            module_style: "python".into(),
+            builtin_names: Default::default(),
+            builtin_members: Default::default(),
+            separate_call_names: false,
+        }
+    }
+
+    fn file(id: i64, node: i64, path: &str) -> FileCtx {
+        FileCtx {
+            id,
+            node,
+            path: path.into(),
+            module: path.trim_end_matches(".py").into(),
+            lang: 0,
+        }
+    }
+
+    fn symbol(id: i64, file: i64, parent: i64, name: &str, module: &str) -> Symbol {
+        Symbol {
+            id,
+            file,
+            kind: NodeKind::Function,
+            name: name.into(),
+            qname: format!("{module}.{name}"),
+            parent: Some(parent),
+            declaration: false,
+            type_text: None,
+        }
+    }
+
+    fn bind(file: i64, scope: i64, name: &str) -> Bind {
+        Bind {
+            file,
+            scope,
+            name: name.into(),
+            type_text: None,
+            value: Some("f".into()),
+        }
+    }
+
+    #[test]
+    fn a_same_shape_version_renames_ids_and_rethreads_bindings_in_file_order() {
+        let files = vec![file(1, 10, "a.py"), file(2, 20, "b.py")];
+        let symbols = vec![symbol(11, 1, 10, "f", "a"), symbol(21, 2, 20, "g", "b")];
+        let mut r = Resolver::new(files, symbols, vec![rules()])
+            .with_bindings(vec![bind(1, 11, "x"), bind(2, 21, "x")]);
+        // a.py again, with new ids and one more binding of `x`.
+        let map = r
+            .replace_file_same_shape(
+                1,
+                file(3, 30, "a.py"),
+                vec![symbol(31, 3, 30, "f", "a")],
+                vec![bind(3, 31, "x"), bind(3, 31, "x")],
+            )
+            .unwrap();
+        assert_eq!(map.get(&10), Some(&30));
+        assert_eq!(map.get(&11), Some(&31));
+        assert_eq!(r.file_of(31), Some(3));
+        assert_eq!(r.file_of(11), None);
+        // `x` lists a.py's two new bindings before b.py's, as a rebuild would.
+        let files_of_x: Vec<i64> = r.binds_named["x"]
+            .iter()
+            .map(|&i| r.binds[i as usize].file)
+            .collect();
+        assert_eq!(files_of_x, vec![3, 3, 2]);
+        assert_eq!(r.dead_bindings(), 1);
+        // Another shape is refused and changes nothing.
+        let err = r
+            .replace_file_same_shape(
+                3,
+                file(4, 40, "a.py"),
+                vec![symbol(41, 4, 40, "renamed", "a")],
+                vec![],
+            )
+            .unwrap_err();
+        assert_eq!(err, PatchError::SymbolChanged);
+        assert_eq!(r.file_of(31), Some(3));
     }
 }

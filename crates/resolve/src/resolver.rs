@@ -59,6 +59,8 @@ pub struct Resolver {
     pub(crate) binds_of_file: FxHashMap<i64, (u32, u32)>,
     /// The bindings were not fed in file order: no file can be patched.
     pub(crate) binds_unordered: bool,
+    /// Bindings left in `binds` by patches, referenced by no list.
+    pub(crate) dead_binds: usize,
     /// Packages of the repository by name → their directory (`package.json` names).
     packages: Vec<(String, String)>,
     /// File → the files its imports reach (modules and the files of imported symbols).
@@ -130,6 +132,7 @@ impl Resolver {
             bind_order: Vec::new(),
             binds_of_file: FxHashMap::default(),
             binds_unordered: false,
+            dead_binds: 0,
             packages: Vec::new(),
             imported_files: FxHashMap::default(),
         }
