@@ -196,8 +196,14 @@ struct Built {
     /// after a rebuild (definitions appeared or vanished), or after a patch that changed an
     /// attribute's typed binding (`self.x = Foo()` types `obj.x` wherever it is written).
     names_matter: bool,
-    /// After a patch: the unchanged files with an edge into a changed file.
+    /// After a patch: the unchanged files with an edge into a changed file that must be
+    /// resolved again (the others keep their edges, renamed by `renamed`).
     pointing: Option<FxHashSet<i64>>,
+    /// After a patch: old → new ids of the changed files' nodes that were kept.
+    renamed: FxHashMap<i64, i64>,
+    /// After a patch that added or removed definitions (and changed no attribute binding or
+    /// declared type): their names, the only ones whose references may resolve differently.
+    changed_names: Option<FxHashSet<String>>,
 }
 
 /// Builds the resolver's tables from memory, in path order (as the full pipeline feeds them),
@@ -293,6 +299,8 @@ fn build_resolver(
         patched: false,
         names_matter: true,
         pointing: None,
+        renamed: FxHashMap::default(),
+        changed_names: None,
     }
 }
 
@@ -302,7 +310,7 @@ fn pairwise<T>(a: &[T], b: &[T], same: impl Fn(&T, &T) -> bool) -> bool {
 }
 
 /// Patches `state` for the files in `fresh` when each is a new version of the same shape as the
-/// one it replaces (see `resolve::Resolver::replace_file_same_shape`; imports and inheritance
+/// one it replaces (see `resolve::Resolver::replace_file`; imports and inheritance
 /// clauses are checked here), and derives the global edges by renaming ids in the previous ones.
 /// `None` when any file changed shape (the state is then dropped: the caller rebuilds).
 fn patch_resolver(
@@ -319,6 +327,8 @@ fn patch_resolver(
             patched: true,
             names_matter: patch.names_matter,
             pointing: Some(patch.pointing),
+            renamed: patch.renamed,
+            changed_names: patch.changed_names,
         }),
         None => {
             // Freeing hundreds of thousands of strings takes longer than rebuilding them.
@@ -334,6 +344,8 @@ struct Patch {
     new_inherits: Vec<(i64, i64)>,
     names_matter: bool,
     pointing: FxHashSet<i64>,
+    renamed: FxHashMap<i64, i64>,
+    changed_names: Option<FxHashSet<String>>,
 }
 
 /// [`patch_resolver`]'s work; `None` leaves `state` unusable (possibly half patched).
@@ -354,16 +366,13 @@ fn patch_in_place(
     let mut imports: FxHashMap<i64, i64> = FxHashMap::default();
     let mut pairs: Vec<(&LiveFile, &LiveFile)> = Vec::new();
     let mut names_matter = false;
+    // Every node of the replaced versions (edges into any of them must be looked at again).
+    let mut old_ids: FxHashSet<i64> = FxHashSet::default();
     for f in files.values().filter(|f| fresh.contains(&f.ctx.id)) {
         let old = olds.get(&f.ctx.path)?;
-        if old.symbols.len() != f.symbols.len() {
-            return None;
-        }
-        let mut map: FxHashMap<i64, i64> = FxHashMap::default();
-        map.insert(old.ctx.node, f.ctx.node);
-        for (o, n) in old.symbols.iter().zip(&f.symbols) {
-            map.insert(o.id, n.id);
-        }
+        old_ids.insert(old.ctx.node);
+        old_ids.extend(old.symbols.iter().map(|s| s.id));
+        let map = resolve::match_symbols(old.ctx.node, &old.symbols, f.ctx.node, &f.symbols).map;
         let node = |id: i64| map.get(&id).copied().unwrap_or(id);
         if !pairwise(&old.imports, &f.imports, |o, n| {
             node(o.src) == n.src
@@ -413,18 +422,28 @@ fn patch_in_place(
         }
         pairs.push((old, f));
     }
+    let mut reshaped = false;
+    let mut every_name = names_matter;
+    let mut changed_names: FxHashSet<String> = FxHashSet::default();
     for (old, f) in pairs {
-        let map = state
+        let replaced = state
             .resolver
-            .replace_file_same_shape(
+            .replace_file(
                 old.ctx.id,
                 f.ctx.clone(),
                 f.symbols.clone(),
                 f.bindings.clone(),
             )
             .ok()?;
-        nodes.extend(map);
+        nodes.extend(replaced.map);
+        reshaped |= replaced.reshaped;
+        changed_names.extend(replaced.changed);
+        every_name |= replaced.retyped;
     }
+    // Definitions appeared or vanished: references named like them may resolve differently.
+    // A changed attribute binding or declared type makes every name of the file matter.
+    names_matter |= every_name || !changed_names.is_empty();
+    let changed_names = (!every_name).then_some(changed_names);
     // The global edges of the changed files and of the files pointing into them, as they were,
     // with ids renamed.
     let old_inherit_ids = std::mem::take(&mut state.inherit_ids);
@@ -439,12 +458,23 @@ fn patch_in_place(
     for f in files.values() {
         let is_fresh = fresh.contains(&f.ctx.id);
         let was = if is_fresh { olds.get(&f.ctx.path)? } else { f };
-        // An unchanged file's edges start in it: only their targets can be renamed.
+        // An unchanged file's edges start in it: only their targets can be renamed. Its
+        // references resolve as before but for the ids (the tables are the same but for the
+        // changed files' definitions, whose typed bindings only type their own references)
+        // unless they reached a definition that vanished, or every name of the changed files
+        // matters (an attribute binding or a declared type changed).
         if !is_fresh {
-            if !was.edges.iter().any(|e| nodes.contains_key(&e.dst)) {
+            if !was.edges.iter().any(|e| old_ids.contains(&e.dst)) {
                 continue;
             }
-            pointing.insert(f.ctx.id);
+            if every_name
+                || was
+                    .edges
+                    .iter()
+                    .any(|e| old_ids.contains(&e.dst) && !nodes.contains_key(&e.dst))
+            {
+                pointing.insert(f.ctx.id);
+            }
         }
         let mut edges: Vec<resolve::Edge> = Vec::new();
         for e in &was.edges {
@@ -477,11 +507,64 @@ fn patch_in_place(
         .into_iter()
         .map(|r| refs.get(&r).copied().unwrap_or(r))
         .collect();
+    if reshaped {
+        // Override edges of the changed files' methods and of the types deriving from theirs.
+        let resolver = &state.resolver;
+        let mut scope: FxHashSet<i64> = fresh.clone();
+        let mut roots: Vec<i64> = files
+            .values()
+            .filter(|f| fresh.contains(&f.ctx.id))
+            .flat_map(|f| f.symbols.iter().filter(|s| s.kind.is_type_like()))
+            .map(|s| s.id)
+            .collect();
+        let mut seen: FxHashSet<i64> = roots.iter().copied().collect();
+        while let Some(c) = roots.pop() {
+            for &d in resolver.derived_types(c) {
+                if seen.insert(d) {
+                    scope.extend(resolver.file_of(d));
+                    roots.push(d);
+                }
+            }
+        }
+        let is_override = |e: &resolve::Edge| {
+            e.kind == EdgeKind::Overrides && e.ref_id.is_none() && e.import_id.is_none()
+        };
+        let mut overrides: FxHashMap<i64, Vec<resolve::Edge>> = FxHashMap::default();
+        for e in resolver.overrides_in(&scope) {
+            if let Some(f) = resolver.file_of(e.src) {
+                overrides.entry(f).or_default().push(e);
+            }
+        }
+        let inherit_ids = &state.inherit_ids;
+        for f in files.values().filter(|f| scope.contains(&f.ctx.id)) {
+            let (edges, _) = global.entry(f.ctx.id).or_insert_with(|| {
+                (
+                    f.edges
+                        .iter()
+                        .filter(|e| {
+                            e.import_id.is_some()
+                                || e.ref_id.is_none_or(|r| inherit_ids.contains(&r))
+                        })
+                        .cloned()
+                        .collect(),
+                    f.unresolved
+                        .iter()
+                        .filter(|u| inherit_ids.contains(&u.ref_id))
+                        .cloned()
+                        .collect(),
+                )
+            });
+            edges.retain(|e| !is_override(e));
+            edges.extend(overrides.remove(&f.ctx.id).unwrap_or_default());
+        }
+    }
     Some(Patch {
         global,
         new_inherits,
         names_matter,
         pointing,
+        renamed: nodes,
+        changed_names,
     })
 }
 
@@ -1230,6 +1313,8 @@ impl LiveIndex {
             patched,
             names_matter,
             pointing,
+            renamed,
+            changed_names,
         } = match patched {
             Some(built) => built,
             None => build_resolver(
@@ -1245,6 +1330,7 @@ impl LiveIndex {
         phases.extend(rebuild_phases);
         let inherit_ids = &state.inherit_ids;
         let resolver = &state.resolver;
+        let names = changed_names.unwrap_or(names);
 
         // The files this change can affect.
         let mut affected: FxHashSet<i64> = fresh.clone();
@@ -1419,12 +1505,19 @@ impl LiveIndex {
                     unresolved.extend(u);
                 }
                 None => {
-                    // Reference edges (not inheritance) carry over.
+                    // Reference edges (not inheritance) carry over, into the changed files'
+                    // definitions under their new ids.
                     edges.extend(
                         f.edges
                             .iter()
                             .filter(|e| e.ref_id.is_some_and(|r| !inherit_ids.contains(&r)))
-                            .cloned(),
+                            .map(|e| {
+                                let mut e = e.clone();
+                                if let Some(&n) = renamed.get(&e.dst) {
+                                    e.dst = n;
+                                }
+                                e
+                            }),
                     );
                     unresolved.extend(
                         f.unresolved

@@ -91,7 +91,7 @@ fn python_module(rng: &mut Rng, existing: &[String]) -> String {
         for _ in 0..1 + rng.below(3) {
             let method = rng.pick(FUNCS);
             out.push_str(&format!("    def {method}(self):\n"));
-            match rng.below(4) {
+            match rng.below(5) {
                 0 => out.push_str(&format!("        self.{}()\n", rng.pick(FUNCS))),
                 1 => out.push_str(&format!(
                     "        x = {}()\n        x.{}()\n",
@@ -99,6 +99,11 @@ fn python_module(rng: &mut Rng, existing: &[String]) -> String {
                     rng.pick(FUNCS)
                 )),
                 2 => out.push_str(&format!("        return {}()\n", rng.pick(FUNCS))),
+                3 => out.push_str(&format!(
+                    "        r = self.extra_{}()\n        r.{}()\n",
+                    rng.below(2),
+                    rng.pick(FUNCS)
+                )),
                 _ => out.push_str("        pass\n"),
             }
         }
@@ -106,9 +111,10 @@ fn python_module(rng: &mut Rng, existing: &[String]) -> String {
     for _ in 0..rng.below(3) {
         let f = rng.pick(FUNCS);
         out.push_str(&format!(
-            "\ndef {f}_top():\n    {}()\n    alias_{}()\n",
+            "\ndef {f}_top():\n    {}()\n    alias_{}()\n    extra_{}()\n",
             rng.pick(FUNCS),
-            rng.below(3)
+            rng.below(3),
+            rng.below(2)
         ));
     }
     out
@@ -159,6 +165,56 @@ fn body_edit(rng: &mut Rng, text: &str) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The same module with a definition added or removed: a top-level function or a method named
+/// `extra_<n>` (names nothing imports, so the live index patches its resolver in place; other
+/// modules call them, and a method may override or be overridden).
+fn define_edit(rng: &mut Rng, text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let extras: Vec<usize> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.trim_start().starts_with("def extra_"))
+        .map(|(i, _)| i)
+        .collect();
+    let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    let k = rng.below(2);
+    match rng.below(5) {
+        4 if !extras.is_empty() => {
+            // Retype one: its return annotation appears, changes or goes.
+            let at = extras[rng.below(extras.len())];
+            let head = lines[at].split(")").next().unwrap_or(lines[at]);
+            out[at] = match rng.below(3) {
+                0 => format!("{head}):"),
+                _ => format!("{head}) -> {}:", rng.pick(CLASSES)),
+            };
+        }
+        0 | 1 if !extras.is_empty() => {
+            // Remove one: its line and the deeper-indented lines after it.
+            let at = extras[rng.below(extras.len())];
+            let indent = |l: &str| l.len() - l.trim_start().len();
+            let own = indent(lines[at]);
+            let mut end = at + 1;
+            while end < lines.len() && (lines[end].trim().is_empty() || indent(lines[end]) > own) {
+                end += 1;
+            }
+            out.drain(at..end);
+        }
+        0 | 2 => {
+            if let Some(class) = lines.iter().position(|l| l.starts_with("class ")) {
+                let body = format!(
+                    "    def extra_{k}(self):\n        self.{}()",
+                    rng.pick(FUNCS)
+                );
+                out.insert(class + 1, body);
+            }
+        }
+        _ => out.push(format!("\ndef extra_{k}():\n    {}()", rng.pick(FUNCS))),
+    }
+    let mut text = out.join("\n");
+    text.push('\n');
+    text
 }
 
 fn write(root: &Path, rel: &str, text: &str) {
@@ -226,7 +282,14 @@ fn run_sequence(seed: u64, steps: usize) {
     let mut branch = 0;
     for step in 0..steps {
         let mut changed: Vec<PathBuf> = Vec::new();
-        let what = match rng.below(12) {
+        let what = match rng.below(14) {
+            12 | 13 => {
+                let m = present[rng.below(present.len())].clone();
+                let text = std::fs::read_to_string(root.join(&m)).unwrap();
+                write(&root, &m, &define_edit(&mut rng, &text));
+                changed.push(root.join(&m));
+                format!("define edit {m}")
+            }
             10 | 11 => {
                 let m = present[rng.below(present.len())].clone();
                 let text = std::fs::read_to_string(root.join(&m)).unwrap();
@@ -322,7 +385,9 @@ fn run_sequence(seed: u64, steps: usize) {
         let u = live
             .update(&changed)
             .unwrap_or_else(|e| panic!("seed {seed} step {step} ({what}): {e}"));
-        if what.starts_with("body edit") && u.generation.is_some() {
+        if (what.starts_with("body edit") || what.starts_with("define edit"))
+            && u.generation.is_some()
+        {
             assert!(
                 u.resolver_patched,
                 "seed {seed} step {step} ({what}): not patched: {u:?}"
@@ -525,4 +590,61 @@ fn checking_out_an_indexed_commit_again_shares_its_baseline() {
     let rebuilt = sextant_engine::index(&root, &full, &|_| {}).unwrap();
     assert_eq!(rebuilt.reused_generation, None);
     check_equal(home.path(), &root, "full");
+}
+
+#[test]
+fn adding_and_removing_definitions_patches_the_resolver_and_equals_a_full_index() {
+    // a.py calls `extra` by name (resolved in its directory once b.py defines it); c.py's Child
+    // overrides what b.py's Base defines; nothing imports `extra` or `helper`.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    write(&root, "app/__init__.py", "");
+    write(&root, "app/a.py", "def use():\n    extra()\n");
+    let b = |more: &str| {
+        format!("class Base:\n    def run(self):\n        pass\n{more}\ndef g():\n    pass\n")
+    };
+    write(&root, "app/b.py", &b(""));
+    write(
+        &root,
+        "app/c.py",
+        "from app.b import Base\n\nclass Child(Base):\n    def helper(self):\n        pass\n",
+    );
+    git(&root, &["init", "-q", "-b", "main"]);
+    let mut live = LiveIndex::open(&root, &options(home.path())).unwrap();
+    let steps = [
+        // A top-level function and a base method appear.
+        b("    def helper(self):\n        pass\n\ndef extra():\n    pass\n"),
+        // The function goes again; the method stays.
+        b("    def helper(self):\n        pass\n"),
+        // And the method goes too.
+        b(""),
+    ];
+    let mut seen = Vec::new();
+    for (i, text) in steps.iter().enumerate() {
+        write(&root, "app/b.py", text);
+        let u = live.update(&[root.join("app/b.py")]).unwrap();
+        assert!(u.resolver_patched, "step {i}: {u:?}");
+        check_equal(home.path(), &root, &format!("step {i}"));
+        seen.push(dump(home.path(), &root).0);
+    }
+    let has =
+        |edges: &[String], a: &str, b: &str| edges.iter().any(|e| e.contains(a) && e.contains(b));
+    assert!(has(&seen[0], "app.a.use", "app.b.extra"), "{:#?}", seen[0]);
+    assert!(
+        has(&seen[0], "app.c.Child.helper", "app.b.Base.helper"),
+        "{:#?}",
+        seen[0]
+    );
+    assert!(!has(&seen[1], "app.a.use", "app.b.extra"), "{:#?}", seen[1]);
+    assert!(
+        has(&seen[1], "app.c.Child.helper", "app.b.Base.helper"),
+        "{:#?}",
+        seen[1]
+    );
+    assert!(
+        !has(&seen[2], "app.c.Child.helper", "app.b.Base.helper"),
+        "{:#?}",
+        seen[2]
+    );
 }

@@ -20,5 +20,5 @@ pub use input::{
     Bind, Binds, Edge, FileCtx, Imp, LangRules, Output, Ref, Resolution, Symbol, Unresolved,
 };
 pub use modules::normalize;
-pub use patch::PatchError;
+pub use patch::{Matching, PatchError, Replaced, match_symbols};
 pub use resolver::{MAX_CANDIDATES, Resolver, push};

@@ -1,22 +1,28 @@
-//! Replacing one file of a built [`Resolver`] by a new version *of the same shape* without
-//! rebuilding its tables (the live index's fast path for the common edit: a body changed).
+//! Replacing one file of a built [`Resolver`] by a new version without rebuilding its tables
+//! (the live index's fast path for the common edits: a body changed, a definition added or
+//! removed).
 //!
-//! Same shape means: the same path, module and language, and the same definitions in the same
-//! order (kind, name, qualified name, declaration flag, declared type, parent at the same place).
-//! Then every table of the resolver is what a rebuild would give except for the ids of the file
-//! and of its definitions, so patching is renaming ids: positions in the symbol table do not move,
-//! name lists do not change, import bindings and hierarchies keep their shape. Typed bindings may
-//! differ freely (a new local variable): the old ones leave their lists and the new ones are
-//! appended to the table; every list is ordered by (file, place in the file), so it iterates in
-//! the order a rebuild would give whatever the positions.
+//! The old and new definitions are matched in order by (kind, qualified name, declaration flag)
+//! under matched parents ([`match_symbols`]). Matched definitions keep their place in every table
+//! under new ids; the file's run of the symbol table is replaced, so later positions shift by the
+//! difference and every table holding positions is renumbered (an order-preserving renaming, so
+//! each list iterates as a rebuild's would). Definitions that appear or vanish enter or leave the
+//! name indexes, unless their name was fixed when the tables were built (an imported name, a name
+//! in an inheritance clause or an out-of-line member's owner: [`PatchError::FixedName`]), which
+//! would change import bindings, hierarchies or out-of-line members elsewhere. Typed bindings
+//! may differ freely: the old ones leave their lists and the new ones are appended to the table;
+//! every list is ordered by (file, place in the file), so it iterates in the order a rebuild
+//! would give whatever the positions.
 //!
 //! What the caller must check itself (the resolver does not keep them): the file's imports and
-//! inheritance clauses have the same shape too, since import bindings, out-of-line members and
-//! base types were derived from them.
+//! inheritance clauses have the same shape, since import bindings, out-of-line members and base
+//! types were derived from them; and the override edges of the file and of the types deriving
+//! from its types ([`Resolver::overrides_in`]) when definitions appeared or vanished.
 
 use rustc_hash::FxHashMap;
 
 use crate::input::{Bind, FileCtx, Symbol};
+use crate::modules::{dir_of, normalize};
 use crate::resolver::{Resolver, Target, bind_key};
 
 /// Why a file could not be patched in place (the caller rebuilds the resolver).
@@ -24,23 +30,105 @@ use crate::resolver::{Resolver, Target, bind_key};
 pub enum PatchError {
     UnknownFile,
     FileChanged,
-    SymbolCount,
-    SymbolChanged,
+    /// A definition that appears or vanishes has a name the built tables depend on.
+    FixedName,
+    /// A definition that vanishes is linked in the hierarchy or as an out-of-line member.
+    Linked,
     /// The resolver's bindings were not fed in file order.
     BindingOrder,
 }
 
+/// Old and new definitions of one file paired up.
+#[derive(Debug, Default)]
+pub struct Matching {
+    /// Old → new node ids: the File node and every matched definition.
+    pub map: FxHashMap<i64, i64>,
+    /// For each old definition, the index of its new counterpart.
+    pub pairs: Vec<Option<usize>>,
+    /// New definitions without an old counterpart.
+    pub added: Vec<usize>,
+}
+
+impl Matching {
+    /// Old definitions without a new counterpart.
+    pub fn removed(&self) -> impl Iterator<Item = usize> + '_ {
+        self.pairs
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.is_none())
+            .map(|(i, _)| i)
+    }
+
+    /// Every definition kept its counterpart (the same shape).
+    pub fn complete(&self) -> bool {
+        self.added.is_empty() && self.pairs.iter().all(Option::is_some)
+    }
+}
+
+/// Pairs the definitions of two versions of a file in order: a new definition takes the first
+/// old one after the last taken with the same kind, qualified name and declaration flag whose
+/// parent is paired with its parent. Pairs never cross, so renumbering preserves every order.
+pub fn match_symbols(old_node: i64, old: &[Symbol], new_node: i64, new: &[Symbol]) -> Matching {
+    let key = |s: &Symbol| (s.kind, s.qname.clone(), s.declaration);
+    let mut queues: FxHashMap<_, std::collections::VecDeque<usize>> = FxHashMap::default();
+    for (i, s) in old.iter().enumerate() {
+        queues.entry(key(s)).or_default().push_back(i);
+    }
+    let mut m = Matching {
+        map: FxHashMap::default(),
+        pairs: vec![None; old.len()],
+        added: Vec::new(),
+    };
+    m.map.insert(old_node, new_node);
+    let mut after = 0usize;
+    for (j, n) in new.iter().enumerate() {
+        let found = queues.get_mut(&key(n)).and_then(|q| {
+            while q.front().is_some_and(|&i| i < after) {
+                q.pop_front();
+            }
+            let at = q.iter().position(|&i| {
+                old[i].parent.and_then(|p| m.map.get(&p).copied()) == n.parent
+                    || (old[i].parent.is_none() && n.parent.is_none())
+            })?;
+            q.remove(at)
+        });
+        match found {
+            Some(i) => {
+                m.pairs[i] = Some(j);
+                m.map.insert(old[i].id, n.id);
+                after = i + 1;
+            }
+            None => m.added.push(j),
+        }
+    }
+    m
+}
+
+/// What [`Resolver::replace_file`] did.
+#[derive(Debug, Default)]
+pub struct Replaced {
+    /// Old → new node ids (the File node and the matched definitions).
+    pub map: FxHashMap<i64, i64>,
+    /// Definitions appeared or vanished (not only ids and bindings changed).
+    pub reshaped: bool,
+    /// The names of the definitions that appeared or vanished (references so named may now
+    /// resolve differently).
+    pub changed: Vec<String>,
+    /// A matched definition changed its declared type (what receivers typed by it resolve to
+    /// may change wherever they are written).
+    pub retyped: bool,
+}
+
 impl Resolver {
-    /// Replaces file `old` by `ctx` with `symbols` (new ids, same shape) and typed `binds`.
-    /// Returns the old → new node ids (the File node and every definition). On error nothing
+    /// Replaces file `old` by `ctx` with `symbols` (new ids) and typed `binds`. On error nothing
     /// was changed.
-    pub fn replace_file_same_shape(
+    pub fn replace_file(
         &mut self,
         old: i64,
         ctx: FileCtx,
         symbols: Vec<Symbol>,
         binds: Vec<Bind>,
-    ) -> Result<FxHashMap<i64, i64>, PatchError> {
+    ) -> Result<Replaced, PatchError> {
         let Some(&fi) = self.ix.file_index.get(&old) else {
             return Err(PatchError::UnknownFile);
         };
@@ -48,43 +136,190 @@ impl Resolver {
             return Err(PatchError::BindingOrder);
         }
         let before = &self.ix.files[fi];
-        if before.path != ctx.path || before.module != ctx.module || before.lang != ctx.lang {
+        if before.path != ctx.path
+            || before.module != ctx.module
+            || before.lang != ctx.lang
+            || symbols.iter().any(|s| s.file != ctx.id)
+        {
             return Err(PatchError::FileChanged);
         }
         // The file's definitions are one run of the symbol table (files are fed in order).
-        let old_positions: Vec<u32> = {
-            let first = self
-                .ix
-                .symbols
-                .iter()
-                .position(|s| s.file == old)
-                .unwrap_or(self.ix.symbols.len());
-            let n = self.ix.symbols[first..]
-                .iter()
-                .take_while(|s| s.file == old)
-                .count();
-            (first as u32..(first + n) as u32).collect()
-        };
-        if old_positions.len() != symbols.len() {
-            return Err(PatchError::SymbolCount);
-        }
-        let mut map: FxHashMap<i64, i64> = FxHashMap::default();
-        map.insert(before.node, ctx.node);
-        for (&p, new) in old_positions.iter().zip(&symbols) {
-            map.insert(self.ix.symbols[p as usize].id, new.id);
-        }
-        for (&p, new) in old_positions.iter().zip(&symbols) {
-            let s = &self.ix.symbols[p as usize];
-            let parent = s.parent.map(|q| map.get(&q).copied().unwrap_or(q));
-            if s.kind != new.kind
-                || s.name != new.name
-                || s.qname != new.qname
-                || s.declaration != new.declaration
-                || s.type_text != new.type_text
-                || parent != new.parent
-                || new.file != ctx.id
+        let first = self
+            .ix
+            .symbols
+            .iter()
+            .position(|s| s.file == old)
+            .unwrap_or(self.ix.symbols.len());
+        let n_old = self.ix.symbols[first..]
+            .iter()
+            .take_while(|s| s.file == old)
+            .count();
+        let olds = &self.ix.symbols[first..first + n_old];
+        let matching = match_symbols(before.node, olds, ctx.node, &symbols);
+        let reshaped = !matching.complete();
+        let changed: Vec<String> = matching
+            .removed()
+            .map(|i| olds[i].name.clone())
+            .chain(matching.added.iter().map(|&j| symbols[j].name.clone()))
+            .collect();
+        let retyped = matching
+            .pairs
+            .iter()
+            .enumerate()
+            .any(|(i, j)| j.is_some_and(|j| olds[i].type_text != symbols[j].type_text));
+        for i in matching.removed() {
+            let s = &olds[i];
+            if self.fixed_names.contains(&s.name)
+                || (s.kind.is_type_like() && self.owner_paths.contains(&self.ix.norm[first + i]))
             {
-                return Err(PatchError::SymbolChanged);
+                return Err(PatchError::FixedName);
+            }
+            if self.owner_of.contains_key(&((first + i) as u32))
+                || self.bases.contains_key(&s.id)
+                || self.derived.contains_key(&s.id)
+            {
+                return Err(PatchError::Linked);
+            }
+        }
+        for &j in &matching.added {
+            let s = &symbols[j];
+            if self.fixed_names.contains(&s.name)
+                || (s.kind.is_type_like() && self.owner_paths.contains(&normalize(&s.qname)))
+            {
+                return Err(PatchError::FixedName);
+            }
+        }
+
+        // Nothing fails from here on.
+        let n_new = symbols.len();
+        let end = first + n_old;
+        let ctx_node = ctx.node;
+        let dir = dir_of(&ctx.path).to_string();
+        let family = self.ix.family_of_lang[ctx.lang];
+        // The old run leaves the name indexes.
+        let in_run = |p: &u32| (first..end).contains(&(*p as usize));
+        for (k, s) in self.ix.symbols[first..end].iter().enumerate() {
+            self.ix.by_id.remove(&s.id);
+            for (table, key) in [
+                (&mut self.ix.by_name, &s.name),
+                (&mut self.ix.by_norm, &self.ix.norm[first + k]),
+            ] {
+                if let Some(list) = table.get_mut(key) {
+                    list.retain(|p| !in_run(p));
+                    if list.is_empty() {
+                        table.remove(key);
+                    }
+                }
+            }
+            if s.parent == Some(before.node) {
+                let key = (dir.clone(), s.name.clone());
+                if let Some(list) = self.ix.by_dir.get_mut(&key) {
+                    list.retain(|p| !in_run(p));
+                    if list.is_empty() {
+                        self.ix.by_dir.remove(&key);
+                    }
+                }
+            }
+        }
+        // Containment lists of the file's own nodes hold only its definitions.
+        self.ix.children.remove(&before.node);
+        for s in &self.ix.symbols[first..end] {
+            self.ix.children.remove(&s.id);
+        }
+
+        // Positions after the run shift; matched ones move to their new place.
+        let renumber = |p: u32| -> u32 {
+            let p = p as usize;
+            if p < first {
+                p as u32
+            } else if p < end {
+                // Only matched definitions are still referenced (checked above).
+                (first + matching.pairs[p - first].unwrap_or(0)) as u32
+            } else {
+                (p + n_new - n_old) as u32
+            }
+        };
+        // Without definitions appearing or vanishing the pairing is the identity.
+        if reshaped {
+            let lists = self
+                .ix
+                .by_name
+                .values_mut()
+                .chain(self.ix.by_norm.values_mut())
+                .chain(self.ix.by_dir.values_mut())
+                .chain(self.ix.children.values_mut().flat_map(|m| m.values_mut()))
+                .chain(self.extra_members.values_mut());
+            for list in lists {
+                for p in list.iter_mut() {
+                    *p = renumber(*p);
+                }
+            }
+            for p in self.ix.by_id.values_mut() {
+                *p = renumber(*p);
+            }
+            self.extra_members = std::mem::take(&mut self.extra_members)
+                .into_iter()
+                .map(|((t, name), v)| ((renumber(t), name), v))
+                .collect();
+            self.owner_of = std::mem::take(&mut self.owner_of)
+                .into_iter()
+                .map(|(m, t)| (renumber(m), renumber(t)))
+                .collect();
+            for b in self.bindings.values_mut() {
+                for t in b.names.values_mut().chain(b.wildcards.iter_mut()) {
+                    if let Target::Symbols(syms) = t {
+                        syms.iter_mut().for_each(|p| *p = renumber(*p));
+                    }
+                }
+            }
+        }
+
+        // The new run.
+        let norms: Vec<String> = symbols.iter().map(|s| normalize(&s.qname)).collect();
+        self.ix.norm.splice(first..end, norms);
+        self.ix
+            .family
+            .splice(first..end, std::iter::repeat_n(family, n_new));
+        let removed_ids: Vec<i64> = self.ix.symbols[first..end]
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| matching.pairs[*k].is_none())
+            .map(|(_, s)| s.id)
+            .collect();
+        self.ix.symbols.splice(first..end, symbols);
+        let sorted_insert = |list: &mut Vec<u32>, p: u32| {
+            let at = list.partition_point(|&x| x < p);
+            list.insert(at, p);
+        };
+        for j in 0..n_new {
+            let p = (first + j) as u32;
+            let s = &self.ix.symbols[first + j];
+            self.ix.by_id.insert(s.id, p);
+            sorted_insert(self.ix.by_name.entry(s.name.clone()).or_default(), p);
+            sorted_insert(
+                self.ix
+                    .by_norm
+                    .entry(self.ix.norm[first + j].clone())
+                    .or_default(),
+                p,
+            );
+            if let Some(parent) = s.parent {
+                self.ix
+                    .children
+                    .entry(parent)
+                    .or_default()
+                    .entry(s.name.clone())
+                    .or_default()
+                    .push(p);
+                if parent == ctx_node {
+                    sorted_insert(
+                        self.ix
+                            .by_dir
+                            .entry((dir.clone(), s.name.clone()))
+                            .or_default(),
+                        p,
+                    );
+                }
             }
         }
 
@@ -107,23 +342,12 @@ impl Resolver {
             list.iter_mut().for_each(|(_, id)| swap(id));
         }
         self.ix.files[fi] = ctx;
-
-        // Definitions keep their positions; their ids change.
-        for (&p, new) in old_positions.iter().zip(symbols) {
-            self.ix.by_id.remove(&self.ix.symbols[p as usize].id);
-            self.ix.by_id.insert(new.id, p);
-            self.ix.symbols[p as usize] = new;
-        }
+        let map = matching.map;
         let node = |id: &mut i64| {
             if let Some(&n) = map.get(id) {
                 *id = n;
             }
         };
-        for (o, n) in &map {
-            if let Some(children) = self.ix.children.remove(o) {
-                self.ix.children.insert(*n, children);
-            }
-        }
 
         // Import bindings and the files imports reach.
         if let Some(b) = self.bindings.remove(&old) {
@@ -161,6 +385,18 @@ impl Resolver {
                 list.iter_mut().for_each(node);
             }
         }
+
+        // Out-of-line members that appeared (the tables are complete again, so the probe
+        // answers as a rebuild's would).
+        for &j in &matching.added {
+            let p = (first + j) as u32;
+            if let Some(t) = self.out_of_line_owner(p) {
+                let name = self.ix.symbols[p as usize].name.clone();
+                sorted_insert(self.extra_members.entry((t, name)).or_default(), p);
+                self.owner_of.insert(p, t);
+            }
+        }
+        debug_assert!(removed_ids.iter().all(|id| !self.ix.by_id.contains_key(id)));
 
         // Typed bindings: the old ones leave their lists (they stay in the table, unreferenced),
         // the new ones are appended and enter their lists where the file's order puts them.
@@ -208,7 +444,12 @@ impl Resolver {
         self.binds_of_file
             .insert(new_file, (base, binds.len() as u32));
         self.binds.extend(binds);
-        Ok(map)
+        Ok(Replaced {
+            map,
+            reshaped,
+            changed,
+            retyped,
+        })
     }
 }
 
@@ -289,6 +530,48 @@ mod tests {
         }
     }
 
+    /// The name tables as ids (positions differ between a patched and a built resolver only
+    /// if something is wrong).
+    fn tables(r: &Resolver) -> Vec<String> {
+        let id = |p: &u32| r.ix.symbols[*p as usize].id;
+        let mut out: Vec<String> = Vec::new();
+        for (k, v) in &r.ix.by_name {
+            out.push(format!(
+                "name {k} {:?}",
+                v.iter().map(id).collect::<Vec<_>>()
+            ));
+        }
+        for (k, v) in &r.ix.by_norm {
+            out.push(format!(
+                "norm {k} {:?}",
+                v.iter().map(id).collect::<Vec<_>>()
+            ));
+        }
+        for (k, v) in &r.ix.by_dir {
+            out.push(format!(
+                "dir {k:?} {:?}",
+                v.iter().map(id).collect::<Vec<_>>()
+            ));
+        }
+        for (parent, m) in &r.ix.children {
+            for (k, v) in m {
+                out.push(format!(
+                    "child {parent} {k} {:?}",
+                    v.iter().map(id).collect::<Vec<_>>()
+                ));
+            }
+        }
+        for (k, &p) in &r.ix.by_id {
+            out.push(format!("id {k} {}", r.ix.symbols[p as usize].id));
+        }
+        out.push(format!(
+            "symbols {:?}",
+            r.ix.symbols.iter().map(|s| s.id).collect::<Vec<_>>()
+        ));
+        out.sort();
+        out
+    }
+
     #[test]
     fn a_same_shape_version_renames_ids_and_rethreads_bindings_in_file_order() {
         let files = vec![file(1, 10, "a.py"), file(2, 20, "b.py")];
@@ -296,16 +579,17 @@ mod tests {
         let mut r = Resolver::new(files, symbols, vec![rules()])
             .with_bindings(vec![bind(1, 11, "x"), bind(2, 21, "x")]);
         // a.py again, with new ids and one more binding of `x`.
-        let map = r
-            .replace_file_same_shape(
+        let replaced = r
+            .replace_file(
                 1,
                 file(3, 30, "a.py"),
                 vec![symbol(31, 3, 30, "f", "a")],
                 vec![bind(3, 31, "x"), bind(3, 31, "x")],
             )
             .unwrap();
-        assert_eq!(map.get(&10), Some(&30));
-        assert_eq!(map.get(&11), Some(&31));
+        assert!(!replaced.reshaped);
+        assert_eq!(replaced.map.get(&10), Some(&30));
+        assert_eq!(replaced.map.get(&11), Some(&31));
         assert_eq!(r.file_of(31), Some(3));
         assert_eq!(r.file_of(11), None);
         // `x` lists a.py's two new bindings before b.py's, as a rebuild would.
@@ -315,16 +599,70 @@ mod tests {
             .collect();
         assert_eq!(files_of_x, vec![3, 3, 2]);
         assert_eq!(r.dead_bindings(), 1);
-        // Another shape is refused and changes nothing.
+    }
+
+    #[test]
+    fn definitions_that_appear_or_vanish_leave_the_tables_a_rebuild_would_build() {
+        let b = || vec![symbol(21, 2, 20, "g", "b"), symbol(22, 2, 20, "f", "b")];
+        let a1 = vec![symbol(11, 1, 10, "f", "a"), symbol(12, 1, 10, "old", "a")];
+        let mut symbols = a1.clone();
+        symbols.extend(b());
+        let mut r = Resolver::new(
+            vec![file(1, 10, "a.py"), file(2, 20, "b.py")],
+            symbols,
+            vec![rules()],
+        );
+        // `old` vanishes, `new` and a second `g` appear before and after `f`.
+        let a2 = vec![
+            symbol(31, 3, 30, "g", "a"),
+            symbol(32, 3, 30, "f", "a"),
+            symbol(33, 3, 30, "new", "a"),
+        ];
+        let replaced = r
+            .replace_file(1, file(3, 30, "a.py"), a2.clone(), vec![])
+            .unwrap();
+        assert!(replaced.reshaped);
+        assert_eq!(replaced.map.get(&11), Some(&32));
+        assert_eq!(replaced.map.get(&12), None);
+        let mut symbols = a2;
+        symbols.extend(b());
+        let built = Resolver::new(
+            vec![file(3, 30, "a.py"), file(2, 20, "b.py")],
+            symbols,
+            vec![rules()],
+        );
+        assert_eq!(tables(&r), tables(&built));
+        assert_eq!(r.file_of(22), Some(2));
+        assert_eq!(r.file_of(12), None);
+    }
+
+    #[test]
+    fn a_definition_named_like_an_import_is_refused_and_nothing_changes() {
+        let mut r = Resolver::new(
+            vec![file(1, 10, "a.py"), file(2, 20, "b.py")],
+            vec![symbol(11, 1, 10, "f", "a")],
+            vec![rules()],
+        );
+        r.resolve_imports(&[crate::input::Imp {
+            id: 1,
+            file: 2,
+            src: 20,
+            source: "a".into(),
+            name: Some("h".into()),
+            alias: None,
+            wildcard: false,
+        }]);
+        let before = tables(&r);
         let err = r
-            .replace_file_same_shape(
-                3,
-                file(4, 40, "a.py"),
-                vec![symbol(41, 4, 40, "renamed", "a")],
+            .replace_file(
+                1,
+                file(3, 30, "a.py"),
+                vec![symbol(31, 3, 30, "f", "a"), symbol(32, 3, 30, "h", "a")],
                 vec![],
             )
             .unwrap_err();
-        assert_eq!(err, PatchError::SymbolChanged);
-        assert_eq!(r.file_of(31), Some(3));
+        assert_eq!(err, PatchError::FixedName);
+        assert_eq!(tables(&r), before);
+        assert_eq!(r.file_of(11), Some(1));
     }
 }

@@ -45,9 +45,9 @@ pub struct Resolver {
     pub(crate) derived: FxHashMap<i64, Vec<i64>>,
     /// (type symbol, member name) → members defined outside the type's own qualified name
     /// (Rust `impl` blocks in another module, C++ `A::f` in a `.cpp` outside the namespace).
-    extra_members: FxHashMap<(u32, String), Vec<u32>>,
+    pub(crate) extra_members: FxHashMap<(u32, String), Vec<u32>>,
     /// The reverse: out-of-line member → its type.
-    owner_of: FxHashMap<u32, u32>,
+    pub(crate) owner_of: FxHashMap<u32, u32>,
     /// Typed bindings, and their indexes by (scope, name) and by name.
     pub(crate) binds: Vec<Bind>,
     /// scope → name → bindings (nested so lookups by `&str` allocate nothing).
@@ -65,6 +65,13 @@ pub struct Resolver {
     packages: Vec<(String, String)>,
     /// File → the files its imports reach (modules and the files of imported symbols).
     pub(crate) imported_files: FxHashMap<i64, FxHashSet<i64>>,
+    /// Names whose meaning was fixed when the tables were built: imported names, aliases and
+    /// import path segments, the names in inheritance clauses, the owner names probed for
+    /// out-of-line members. A definition with such a name cannot appear or vanish by a patch.
+    pub(crate) fixed_names: FxHashSet<String>,
+    /// Normalised owner paths of the out-of-line member candidates (a type appearing or
+    /// vanishing at one of them changes which members are out of line).
+    pub(crate) owner_paths: FxHashSet<String>,
 }
 
 /// The place of a file's `local`-th binding in rebuild order (files in the order fed).
@@ -135,6 +142,8 @@ impl Resolver {
             dead_binds: 0,
             packages: Vec::new(),
             imported_files: FxHashMap::default(),
+            fixed_names: FxHashSet::default(),
+            owner_paths: FxHashSet::default(),
         }
     }
 
@@ -466,6 +475,14 @@ impl Resolver {
     /// in [`IMPORT_PASSES`] passes so that re-exports (a module importing what it exposes)
     /// chain through that many modules whatever the order of the files.
     pub fn resolve_imports(&mut self, imports: &[Imp]) -> Vec<Edge> {
+        for imp in imports {
+            let names = imp.name.iter().chain(&imp.alias).map(String::as_str);
+            for n in names.chain(imp.source.split(['.', ':', '/', '\\'])) {
+                if !n.is_empty() && !self.fixed_names.contains(n) {
+                    self.fixed_names.insert(n.to_string());
+                }
+            }
+        }
         for _ in 1..IMPORT_PASSES {
             self.resolve_imports_once(imports);
         }
@@ -681,64 +698,80 @@ impl Resolver {
     pub fn link_out_of_line_members(&mut self) {
         let mut extra: FxHashMap<(u32, String), Vec<u32>> = FxHashMap::default();
         let mut owners: FxHashMap<u32, u32> = FxHashMap::default();
-        for (i, s) in self.ix.symbols.iter().enumerate() {
-            if !matches!(
-                s.kind,
-                NodeKind::Method
-                    | NodeKind::Constructor
-                    | NodeKind::Field
-                    | NodeKind::Property
-                    | NodeKind::Constant
-                    | NodeKind::TypeAlias
-            ) {
-                continue;
-            }
-            let inside_type = s
-                .parent
-                .and_then(|p| self.ix.symbol(p))
-                .is_some_and(|(_, p)| p.kind.is_type_like());
-            if inside_type {
-                continue;
-            }
-            let norm = &self.ix.norm[i];
-            let Some((owner_path, _)) = norm.rsplit_once('.') else {
+        for i in 0..self.ix.symbols.len() as u32 {
+            let Some((owner_path, owner)) = self.out_of_line_probe(i) else {
                 continue;
             };
-            let owned = self
-                .ix
-                .norm_named(owner_path)
-                .iter()
-                .any(|&t| self.ix.symbols[t as usize].kind.is_type_like());
-            if owned {
-                continue;
-            }
-            let Some(file) = self.ix.file(s.file) else {
-                continue;
-            };
-            let owner = owner_path.rsplit('.').next().unwrap_or(owner_path);
-            let probe = Ref {
-                id: -1,
-                file: s.file,
-                src: s.parent.unwrap_or(file.node),
-                kind: RefKind::Type,
-                name: owner.to_string(),
-                receiver: None,
-                implementor: None,
-            };
-            if let Resolution::Edges(edges) = self.resolve_plain(&probe, file, owner) {
-                if edges.len() != 1 {
-                    continue;
-                }
-                if let Some((t, ts)) = self.ix.symbol(edges[0].dst)
-                    && ts.kind.is_type_like()
-                {
-                    extra.entry((t, s.name.clone())).or_default().push(i as u32);
-                    owners.insert(i as u32, t);
-                }
+            self.owner_paths.insert(owner_path);
+            self.fixed_names.insert(owner);
+            if let Some(t) = self.out_of_line_owner(i) {
+                let name = self.ix.symbols[i as usize].name.clone();
+                extra.entry((t, name)).or_default().push(i);
+                owners.insert(i, t);
             }
         }
         self.extra_members = extra;
         self.owner_of = owners;
+    }
+
+    /// For a member kind written outside a type (no type-like parent): its normalised owner
+    /// path and the owner's last segment.
+    fn out_of_line_probe(&self, i: u32) -> Option<(String, String)> {
+        let s = &self.ix.symbols[i as usize];
+        if !matches!(
+            s.kind,
+            NodeKind::Method
+                | NodeKind::Constructor
+                | NodeKind::Field
+                | NodeKind::Property
+                | NodeKind::Constant
+                | NodeKind::TypeAlias
+        ) {
+            return None;
+        }
+        let inside_type = s
+            .parent
+            .and_then(|p| self.ix.symbol(p))
+            .is_some_and(|(_, p)| p.kind.is_type_like());
+        if inside_type {
+            return None;
+        }
+        let (owner_path, _) = self.ix.norm[i as usize].rsplit_once('.')?;
+        let owner = owner_path.rsplit('.').next().unwrap_or(owner_path);
+        Some((owner_path.to_string(), owner.to_string()))
+    }
+
+    /// The type an out-of-line member belongs to: its owner segment resolved from where it is
+    /// written, when its qualified name does not already place it in a type.
+    pub(crate) fn out_of_line_owner(&self, i: u32) -> Option<u32> {
+        let (owner_path, owner) = self.out_of_line_probe(i)?;
+        let owned = self
+            .ix
+            .norm_named(&owner_path)
+            .iter()
+            .any(|&t| self.ix.symbols[t as usize].kind.is_type_like());
+        if owned {
+            return None;
+        }
+        let s = &self.ix.symbols[i as usize];
+        let file = self.ix.file(s.file)?;
+        let probe = Ref {
+            id: -1,
+            file: s.file,
+            src: s.parent.unwrap_or(file.node),
+            kind: RefKind::Type,
+            name: owner.clone(),
+            receiver: None,
+            implementor: None,
+        };
+        let Resolution::Edges(edges) = self.resolve_plain(&probe, file, &owner) else {
+            return None;
+        };
+        if edges.len() != 1 {
+            return None;
+        }
+        let (t, ts) = self.ix.symbol(edges[0].dst)?;
+        ts.kind.is_type_like().then_some(t)
     }
 
     /// Resolves inheritance and implementation clauses first, so member lookups can follow them.
@@ -747,6 +780,16 @@ impl Resolver {
         for r in refs {
             if !matches!(r.kind, RefKind::Inherit | RefKind::Implement) {
                 continue;
+            }
+            let written = [&r.receiver, &r.implementor];
+            let segments = written
+                .into_iter()
+                .flatten()
+                .flat_map(|t| t.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')));
+            for n in std::iter::once(r.name.as_str()).chain(segments) {
+                if !n.is_empty() && !self.fixed_names.contains(n) {
+                    self.fixed_names.insert(n.to_string());
+                }
             }
             let mut resolution = self.resolve(r);
             // `impl Trait for Type`: the edge starts at the implementing type.
@@ -1351,8 +1394,20 @@ impl Resolver {
     /// `Overrides` edges: a method of a type that redefines a method of one of its base types
     /// (the nearest definition up the hierarchy). Call after [`Resolver::resolve_inheritance`].
     pub fn overrides(&self) -> Vec<Edge> {
+        self.overrides_where(|_| true)
+    }
+
+    /// The [`Resolver::overrides`] of the methods defined in `files`.
+    pub fn overrides_in(&self, files: &FxHashSet<i64>) -> Vec<Edge> {
+        self.overrides_where(|file| files.contains(&file))
+    }
+
+    fn overrides_where(&self, in_file: impl Fn(i64) -> bool) -> Vec<Edge> {
         let mut out = Vec::new();
         for (i, s) in self.ix.symbols.iter().enumerate() {
+            if !in_file(s.file) {
+                continue;
+            }
             if !matches!(
                 s.kind,
                 NodeKind::Method | NodeKind::Function | NodeKind::Property
