@@ -135,6 +135,9 @@ pub(crate) struct Overlay {
     pub(crate) on_publish: Option<OnPublish>,
 }
 
+/// A generation's id, start time and summary (the summary's wall time makes it unique).
+pub(crate) type GenerationFingerprint = (i64, i64, Option<String>);
+
 /// Called with the store and the generation a workspace update published.
 pub(crate) type OnPublish = Box<dyn FnOnce(&mut Store, i64) -> Result<()> + Send>;
 
@@ -157,8 +160,6 @@ pub struct LiveIndex {
     layout: Layout,
     /// Blob ids of HEAD's files (uncommitted = differs), read once per HEAD.
     head_blobs: std::collections::HashMap<String, String>,
-    /// The git repository (opened once; HEAD is read again on every update).
-    git: Option<sextant_git::OpenRepo>,
     /// The database, kept open between updates.
     store: Option<Store>,
     /// The resolver over `files`, kept between updates: an edit that keeps a file's shape
@@ -598,7 +599,31 @@ fn canonical(edges: &mut [resolve::Edge], unresolved: &mut [resolve::Unresolved]
     unresolved.sort_by_key(|u| u.ref_id);
 }
 
-/// The repository of `root` when `root` is the top of a git working tree, opened once.
+thread_local! {
+    /// Git repositories of live indexes' roots, opened once per thread (gix's handle is not
+    /// `Send`; a live index is: a workspace's is kept between refreshes run on any thread).
+    static GIT: std::cell::RefCell<FxHashMap<PathBuf, sextant_git::OpenRepo>> =
+        std::cell::RefCell::new(FxHashMap::default());
+}
+
+/// HEAD's commit and branch of `root` (none outside git; a repository is looked for again on
+/// every call until one is found).
+fn head_of_root(root: &Path) -> (Option<String>, Option<String>) {
+    GIT.with(|repos| {
+        let mut repos = repos.borrow_mut();
+        if !repos.contains_key(root)
+            && let Some(repo) = open_git(root)
+        {
+            repos.insert(root.to_path_buf(), repo);
+        }
+        match repos.get(root).map(|g| g.head()) {
+            Some(Ok(h)) => (h.commit, h.branch),
+            _ => (None, None),
+        }
+    })
+}
+
+/// The repository of `root` when `root` is the top of a git working tree.
 fn open_git(root: &Path) -> Option<sextant_git::OpenRepo> {
     let in_git = sextant_git::discover(root)
         .and_then(|w| w.canonicalize().ok())
@@ -659,6 +684,23 @@ impl LiveIndex {
         Ok(live)
     }
 
+    /// Gives a workspace's live index, kept from its last refresh, the overlay of the next one.
+    pub(crate) fn set_overlay(&mut self, overlay: Overlay) {
+        self.overlay = Some(overlay);
+    }
+
+    /// What tells this index's generation from another that reused its id after garbage
+    /// collection: (id, start time, summary).
+    pub(crate) fn fingerprint(&mut self) -> Result<Option<GenerationFingerprint>> {
+        let store = match self.store.take() {
+            Some(store) => store,
+            None => Store::open(&self.data.db())?,
+        };
+        let found = store.generation(self.generation);
+        self.store = Some(store);
+        Ok(found?.map(|g| (g.id, g.started_at, g.stats)))
+    }
+
     /// Definitions of the indexed file at `path` (0 when it is not indexed).
     pub(crate) fn symbol_count(&self, path: &str) -> usize {
         self.files.get(path).map_or(0, |f| f.symbols.len())
@@ -712,7 +754,6 @@ impl LiveIndex {
             npm_packages: Vec::new(),
             layout: Layout::new(&[], &[]),
             head_blobs: Default::default(),
-            git: None,
             store: None,
             resolver: None,
             uncollected: 0,
@@ -984,13 +1025,7 @@ impl LiveIndex {
         if !workspace && store.active_generation_id()? != self.generation {
             self.reload()?;
         }
-        if self.git.is_none() {
-            self.git = open_git(&self.root);
-        }
-        let (commit, branch) = match self.git.as_ref().map(|g| g.head()) {
-            Some(Ok(h)) => (h.commit, h.branch),
-            _ => (None, None),
-        };
+        let (commit, branch) = head_of_root(&self.root);
         if !workspace && (commit != self.commit || branch != self.branch) {
             drop(store);
             drop(_lock);

@@ -17,7 +17,7 @@ use sextant_lang::Registry;
 use sextant_store::{Store, WorkspaceFileRow, WorkspaceRow};
 
 use crate::home::DataDir;
-use crate::live::{LiveIndex, Overlay};
+use crate::live::{GenerationFingerprint, LiveIndex, Overlay};
 use crate::{Error, IndexOptions, Result};
 
 /// A workspace as listed.
@@ -93,6 +93,9 @@ pub struct WorkspaceRefresh {
     /// Seconds per phase: `detect` (reading and comparing the files), `load` (the workspace's
     /// generation into a live index), then the live update's own phases.
     pub phases: Vec<(String, f64)>,
+    /// The workspace's live index was kept in memory from this process's previous refresh
+    /// (nothing loaded).
+    pub kept: bool,
 }
 
 /// What a refresh takes into the overlay.
@@ -102,6 +105,85 @@ pub struct RefreshInput {
     pub paths: Option<Vec<String>>,
     /// Take these texts (`None`: the file is deleted in the workspace), disk untouched.
     pub contents: Option<Vec<(String, Option<String>)>>,
+}
+
+/// Workspaces' live indexes kept between refreshes by this process (an MCP server refreshes the
+/// same workspace again and again; loading one reads its generation and builds a resolver). One
+/// is reused only while the workspace is where this process left it: the same revision and the
+/// same generation (by id, start time and summary, since ids are reused after garbage
+/// collection).
+struct Kept {
+    db: PathBuf,
+    name: String,
+    revision: i64,
+    generation: GenerationFingerprint,
+    live: LiveIndex,
+}
+
+/// How many workspaces' live indexes a process keeps (each holds a generation's facts and a
+/// resolver: about 150 MB on Django).
+const KEEP_LIVE: usize = 2;
+
+static KEPT: std::sync::Mutex<Vec<Kept>> = std::sync::Mutex::new(Vec::new());
+
+fn kept() -> std::sync::MutexGuard<'static, Vec<Kept>> {
+    KEPT.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Takes the kept live index of workspace `name` if it is still current; drops a stale one.
+fn take_kept(
+    db: &Path,
+    name: &str,
+    revision: i64,
+    generation: &Option<GenerationFingerprint>,
+) -> Option<LiveIndex> {
+    let mut kept = kept();
+    let at = kept.iter().position(|k| k.db == db && k.name == name)?;
+    let k = kept.remove(at);
+    drop(kept);
+    if k.revision == revision && Some(&k.generation) == generation.as_ref() {
+        Some(k.live)
+    } else {
+        // Freeing a generation's worth of strings takes a while: not on the caller's time.
+        std::thread::spawn(move || drop(k));
+        None
+    }
+}
+
+fn keep(db: PathBuf, name: &str, revision: i64, mut live: LiveIndex) {
+    let Ok(Some(generation)) = live.fingerprint() else {
+        return;
+    };
+    let mut kept = kept();
+    kept.retain(|k| !(k.db == db && k.name == name));
+    kept.insert(
+        0,
+        Kept {
+            db,
+            name: name.to_string(),
+            revision,
+            generation,
+            live,
+        },
+    );
+    let keep = KEEP_LIVE.min(kept.len());
+    let old: Vec<Kept> = kept.drain(keep..).collect();
+    drop(kept);
+    if !old.is_empty() {
+        std::thread::spawn(move || drop(old));
+    }
+}
+
+/// Forgets the kept live index of workspace `name` (reset or deleted).
+fn forget_kept(db: &Path, name: &str) {
+    let mut kept = kept();
+    let gone: Vec<Kept> = kept
+        .extract_if(.., |k| k.db == db && k.name == name)
+        .collect();
+    drop(kept);
+    if !gone.is_empty() {
+        std::thread::spawn(move || drop(gone));
+    }
 }
 
 fn open_store(home: &Path, root: &Path) -> Result<(PathBuf, DataDir, Store)> {
@@ -216,6 +298,7 @@ pub fn reset_workspace(home: &Path, root: &Path, name: &str) -> Result<Workspace
     let (_, data, mut store) = open_store(home, root)?;
     let _lock = crate::pipeline::lock(&data, &|_| {})?;
     let w = store.workspace(name)?.ok_or_else(|| not_found(name))?;
+    forget_kept(&data.db(), name);
     store.set_workspace_state(name, None, 0, &[])?;
     store.collect_garbage(2)?;
     Ok(WorkspaceReset {
@@ -229,6 +312,7 @@ pub fn reset_workspace(home: &Path, root: &Path, name: &str) -> Result<Workspace
 pub fn delete_workspace(home: &Path, root: &Path, name: &str) -> Result<WorkspaceDeleted> {
     let (_, data, mut store) = open_store(home, root)?;
     let _lock = crate::pipeline::lock(&data, &|_| {})?;
+    forget_kept(&data.db(), name);
     let deleted = store.delete_workspace(name)?;
     if deleted {
         store.collect_garbage(2)?;
@@ -340,8 +424,11 @@ pub fn refresh_workspace(
 ) -> Result<WorkspaceRefresh> {
     let started = Instant::now();
     check_name(name)?;
-    let (root, _data, store) = open_store(home, root)?;
+    let (root, data, store) = open_store(home, root)?;
     let w = store.workspace(name)?.ok_or_else(|| not_found(name))?;
+    let current = store
+        .generation(w.generation.unwrap_or(w.base_generation))?
+        .map(|g| (g.id, g.started_at, g.stats));
     let old: BTreeMap<String, WorkspaceFileRow> = store
         .workspace_files(name)?
         .into_iter()
@@ -452,6 +539,7 @@ pub fn refresh_workspace(
             source,
             wall_seconds: started.elapsed().as_secs_f64(),
             phases: vec![("detect".into(), started.elapsed().as_secs_f64())],
+            kept: false,
         });
     }
 
@@ -488,7 +576,13 @@ pub fn refresh_workspace(
         })),
     };
     let detect = started.elapsed().as_secs_f64();
-    let mut live = LiveIndex::open_overlay(&root, &options, overlay)?;
+    let (mut live, kept) = match take_kept(&data.db(), name, w.revision, &current) {
+        Some(mut live) => {
+            live.set_overlay(overlay);
+            (live, true)
+        }
+        None => (LiveIndex::open_overlay(&root, &options, overlay)?, false),
+    };
     let load = started.elapsed().as_secs_f64() - detect;
     let before: BTreeMap<&String, u64> = changed
         .iter()
@@ -515,6 +609,7 @@ pub fn refresh_workspace(
             n => n,
         })
         .sum();
+    keep(data.db(), name, revision, live);
     Ok(WorkspaceRefresh {
         name: name.to_string(),
         files_reindexed: update.files_changed + update.files_added + update.files_deleted,
@@ -528,6 +623,7 @@ pub fn refresh_workspace(
             .into_iter()
             .chain(update.phases)
             .collect(),
+        kept,
     })
 }
 

@@ -405,3 +405,42 @@ fn virtual_files_change_source_reads_only() {
     repo.reset_view();
     assert_eq!(repo.source_of(&helper, 0).unwrap().text, disk.text);
 }
+
+#[test]
+fn a_workspace_index_kept_between_refreshes_answers_like_a_loaded_one() {
+    let f = Fixture::new();
+    create_workspace(&f.home, &f.root, "kept", None).unwrap();
+    create_workspace(&f.home, &f.root, "fresh", None).unwrap();
+    let steps = [
+        format!("{A}\n\ndef first():\n    return helper()\n"),
+        format!("{A}\n\ndef first():\n    return caller()\n\ndef second():\n    return first()\n"),
+        "def helper():\n    return 2\n\n\ndef second():\n    return helper()\n".to_string(),
+    ];
+    let b2 = format!("{B}\n\ndef more():\n    return other()\n");
+    for (i, text) in steps.iter().enumerate() {
+        let r = f.contents("kept", &[("app/a.py", Some(text)), ("app/b.py", Some(&b2))]);
+        // The first refresh loads the workspace's generation; later ones keep it in memory.
+        assert_eq!(r.kept, i > 0, "step {i}: {r:?}");
+        assert_eq!(r.revision, i as i64 + 1);
+    }
+    // Another workspace refreshed once with the final text: the same graph.
+    let r = f.contents(
+        "fresh",
+        &[("app/a.py", Some(&steps[2])), ("app/b.py", Some(&b2))],
+    );
+    assert!(!r.kept, "{r:?}");
+    let kept = f.workspace("kept").edge_lines().unwrap();
+    let fresh = f.workspace("fresh").edge_lines().unwrap();
+    assert!(!kept.is_empty());
+    assert_eq!(kept, fresh);
+    assert_eq!(f.names(&f.workspace("kept"), "first"), Vec::<String>::new());
+    assert_eq!(
+        f.callers(&f.workspace("kept"), "app.a.helper"),
+        vec!["app.a.second", "app.b.other"]
+    );
+    // A reset forgets the kept index: the next refresh loads again.
+    sextant_engine::reset_workspace(&f.home, &f.root, "kept").unwrap();
+    let r = f.contents("kept", &[("app/a.py", Some(&steps[0]))]);
+    assert!(!r.kept, "{r:?}");
+    assert_eq!(f.names(&f.workspace("kept"), "first"), vec!["app.a.first"]);
+}

@@ -363,6 +363,9 @@ pub struct WorkspaceRefreshData {
     pub changed: Vec<String>,
     /// `working_tree` (auto-detected), `paths` or `contents`.
     pub source: String,
+    /// The server kept the workspace's index in memory since its previous refresh (a first
+    /// refresh, or one after another process changed the workspace, loads it).
+    pub kept: bool,
 }
 
 fn workspace_arg(name: &str) -> Result<String, String> {
@@ -465,6 +468,7 @@ impl SextantServer {
                         new_revision: r.revision,
                         changed: r.changed,
                         source: r.source.to_string(),
+                        kept: r.kept,
                     })
                 },
                 |d, meta| {
