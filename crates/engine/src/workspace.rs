@@ -610,6 +610,17 @@ pub fn refresh_workspace(
         })
         .sum();
     keep(data.db(), name, revision, live);
+    let phases: Vec<(String, f64)> = [("detect".to_string(), detect), ("load".to_string(), load)]
+        .into_iter()
+        .chain(update.phases)
+        .collect();
+    tracing::debug!(
+        workspace = name,
+        revision,
+        kept,
+        ?phases,
+        "workspace refreshed"
+    );
     Ok(WorkspaceRefresh {
         name: name.to_string(),
         files_reindexed: update.files_changed + update.files_added + update.files_deleted,
@@ -619,10 +630,7 @@ pub fn refresh_workspace(
         changed: changed.into_iter().collect(),
         source,
         wall_seconds: started.elapsed().as_secs_f64(),
-        phases: [("detect".to_string(), detect), ("load".to_string(), load)]
-            .into_iter()
-            .chain(update.phases)
-            .collect(),
+        phases,
         kept,
     })
 }
