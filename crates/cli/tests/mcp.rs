@@ -579,12 +579,18 @@ impl Raw {
     }
 
     fn spawn_with(f: &Fixture, repo: &Path, extra: &[&str]) -> Raw {
+        Raw::spawn_env(f, repo, extra, &[])
+    }
+
+    fn spawn_env(f: &Fixture, repo: &Path, extra: &[&str], env: &[(&str, &Path)]) -> Raw {
         let mut child = Command::new(bin())
             .arg("serve")
             .arg("--repo")
             .arg(repo)
             .args(extra)
             .env("SEXTANT_HOME", &f.home)
+            .env_remove("SEXTANT_CACHE_DIR")
+            .envs(env.iter().copied())
             .env_remove("SEXTANT_LOG")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -912,6 +918,31 @@ fn index_reports_progress_and_honours_cancellation() {
             .clone();
     assert_eq!(before, after);
     assert_eq!(before, later, "a cancelled run must not publish");
+    raw.close();
+}
+
+#[test]
+fn index_reports_what_it_did_with_the_baseline_cache() {
+    let f = fixture(true);
+    let cache = f.scratch.join("cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    let mut raw = Raw::spawn_env(
+        &f,
+        &f.repo,
+        &["--no-watch"],
+        &[("SEXTANT_CACHE_DIR", &cache)],
+    );
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#);
+    raw.reply(1);
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let answer = raw.call(2, "index", json!({"full": true}));
+    let data = &answer["result"]["structuredContent"]["data"];
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    let c = &data["cache"];
+    assert_eq!(c["dir"], cache.display().to_string(), "{data:#}");
+    assert_eq!(c["pushed"], data["commit"], "{data:#}");
+    assert!(c["pushed_bytes"].as_u64().unwrap() > 0, "{data:#}");
+    assert_eq!(c["warnings"], json!([]), "{data:#}");
     raw.close();
 }
 

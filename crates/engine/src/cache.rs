@@ -86,6 +86,20 @@ pub(crate) fn local_baseline(store: &Store, commit: &str) -> Result<Option<i64>>
         .map(|g| g.id))
 }
 
+/// Before a run that builds everything (`--full`): the repository key only, so a clean result
+/// is still pushed.
+pub(crate) fn report_without_pull(dir: &Path, root: &Path) -> CacheReport {
+    let mut report = CacheReport {
+        dir: dir.to_path_buf(),
+        ..CacheReport::default()
+    };
+    match sextant_git::repository_key(root) {
+        Ok(key) => report.repo_key = Some(key),
+        Err(e) => report.warn(format!("no repository key, cache skipped: {e}")),
+    }
+    report
+}
+
 /// Before a run: the repository key, and the pulled generation when the database keeps no clean
 /// generation of `commit` and the cache has one.
 pub(crate) fn pull_before_run(

@@ -316,7 +316,9 @@ pub fn index(
                 crate::cache::pull_before_run(dir, &root, commit, &context, &mut store);
             (Some(report), pulled)
         }
-        (Some(dir), _) => (
+        // A full run pulls nothing but pushes its clean result.
+        (Some(dir), Some(_)) => (Some(crate::cache::report_without_pull(dir, &root)), None),
+        (Some(dir), None) => (
             Some(crate::cache::CacheReport {
                 dir: dir.clone(),
                 ..Default::default()

@@ -573,6 +573,24 @@ pub struct IndexData {
     /// Skipped files by reason.
     pub skipped: Vec<KindCount>,
     pub seconds: f64,
+    /// The shared baseline cache (`SEXTANT_CACHE_DIR`), when the server has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheOut>,
+}
+
+/// What a run did with the shared baseline cache.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CacheOut {
+    pub dir: String,
+    /// The commit whose baseline was pulled (imported) instead of built.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pulled: Option<String>,
+    /// The commit whose baseline was pushed after publishing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pushed: Option<String>,
+    pub pushed_bytes: u64,
+    /// Why the cache was skipped (the index was built or kept locally).
+    pub warnings: Vec<String>,
 }
 
 impl From<&sextant_engine::IndexSummary> for IndexData {
@@ -590,6 +608,13 @@ impl From<&sextant_engine::IndexSummary> for IndexData {
             unresolved: kind_counts(&s.unresolved),
             skipped: kind_counts(&s.skipped),
             seconds: (s.wall_seconds * 1000.0).round() / 1000.0,
+            cache: s.cache.as_ref().map(|c| CacheOut {
+                dir: c.dir.display().to_string(),
+                pulled: c.pulled.clone(),
+                pushed: c.pushed.clone(),
+                pushed_bytes: c.pushed_bytes,
+                warnings: c.warnings.clone(),
+            }),
         }
     }
 }
