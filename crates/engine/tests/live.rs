@@ -180,7 +180,7 @@ fn define_edit(rng: &mut Rng, text: &str) -> String {
         .collect();
     let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
     let k = rng.below(2);
-    match rng.below(5) {
+    match rng.below(6) {
         4 if !extras.is_empty() => {
             // Retype one: its return annotation appears, changes or goes.
             let at = extras[rng.below(extras.len())];
@@ -210,7 +210,10 @@ fn define_edit(rng: &mut Rng, text: &str) -> String {
                 out.insert(class + 1, body);
             }
         }
-        _ => out.push(format!("\ndef extra_{k}():\n    {}()", rng.pick(FUNCS))),
+        3 => out.push(format!("\ndef extra_{k}():\n    {}()", rng.pick(FUNCS))),
+        // A name other modules import (from this module or another): patched only where no
+        // import looks it up.
+        _ => out.push(format!("\ndef {}():\n    pass", rng.pick(FUNCS))),
     }
     let mut text = out.join("\n");
     text.push('\n');
@@ -286,9 +289,18 @@ fn run_sequence(seed: u64, steps: usize) {
             12 | 13 => {
                 let m = present[rng.below(present.len())].clone();
                 let text = std::fs::read_to_string(root.join(&m)).unwrap();
-                write(&root, &m, &define_edit(&mut rng, &text));
+                let edited = define_edit(&mut rng, &text);
+                let imported = !edited
+                    .lines()
+                    .filter(|l| l.starts_with("def ") && !text.lines().any(|t| t == *l))
+                    .all(|l| l.starts_with("def extra_"));
+                write(&root, &m, &edited);
                 changed.push(root.join(&m));
-                format!("define edit {m}")
+                if imported {
+                    format!("define of an imported name {m}")
+                } else {
+                    format!("define edit {m}")
+                }
             }
             10 | 11 => {
                 let m = present[rng.below(present.len())].clone();

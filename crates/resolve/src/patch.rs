@@ -169,7 +169,7 @@ impl Resolver {
             .any(|(i, j)| j.is_some_and(|j| olds[i].type_text != symbols[j].type_text));
         for i in matching.removed() {
             let s = &olds[i];
-            if self.fixed_names.contains(&s.name)
+            if self.is_fixed(&s.name, fi)
                 || (s.kind.is_type_like() && self.owner_paths.contains(&self.ix.norm[first + i]))
             {
                 return Err(PatchError::FixedName);
@@ -183,7 +183,7 @@ impl Resolver {
         }
         for &j in &matching.added {
             let s = &symbols[j];
-            if self.fixed_names.contains(&s.name)
+            if self.is_fixed(&s.name, fi)
                 || (s.kind.is_type_like() && self.owner_paths.contains(&normalize(&s.qname)))
             {
                 return Err(PatchError::FixedName);
@@ -664,5 +664,15 @@ mod tests {
         assert_eq!(err, PatchError::FixedName);
         assert_eq!(tables(&r), before);
         assert_eq!(r.file_of(11), Some(1));
+        // b.py's import of `h` looks in a.py only: b.py may define an `h` of its own.
+        let replaced = r
+            .replace_file(
+                2,
+                file(4, 40, "b.py"),
+                vec![symbol(41, 4, 40, "h", "b")],
+                vec![],
+            )
+            .unwrap();
+        assert!(replaced.reshaped);
     }
 }

@@ -65,10 +65,12 @@ pub struct Resolver {
     packages: Vec<(String, String)>,
     /// File → the files its imports reach (modules and the files of imported symbols).
     pub(crate) imported_files: FxHashMap<i64, FxHashSet<i64>>,
-    /// Names whose meaning was fixed when the tables were built: imported names, aliases and
-    /// import path segments, the names in inheritance clauses, the owner names probed for
-    /// out-of-line members. A definition with such a name cannot appear or vanish by a patch.
-    pub(crate) fixed_names: FxHashSet<String>,
+    /// Names whose meaning was fixed when the tables were built: import path segments, the
+    /// names in inheritance clauses, the owner names probed for out-of-line members (`None`:
+    /// anywhere), and imported names and aliases (`Some`: in the files, by position in
+    /// `ix.files`, that the import's module and its wildcard re-exports span). A definition
+    /// with such a name cannot appear or vanish there by a patch.
+    pub(crate) fixed_names: FxHashMap<String, Option<FxHashSet<u32>>>,
     /// Normalised owner paths of the out-of-line member candidates (a type appearing or
     /// vanishing at one of them changes which members are out of line).
     pub(crate) owner_paths: FxHashSet<String>,
@@ -142,7 +144,7 @@ impl Resolver {
             dead_binds: 0,
             packages: Vec::new(),
             imported_files: FxHashMap::default(),
-            fixed_names: FxHashSet::default(),
+            fixed_names: FxHashMap::default(),
             owner_paths: FxHashSet::default(),
         }
     }
@@ -476,17 +478,79 @@ impl Resolver {
     /// chain through that many modules whatever the order of the files.
     pub fn resolve_imports(&mut self, imports: &[Imp]) -> Vec<Edge> {
         for imp in imports {
-            let names = imp.name.iter().chain(&imp.alias).map(String::as_str);
-            for n in names.chain(imp.source.split(['.', ':', '/', '\\'])) {
-                if !n.is_empty() && !self.fixed_names.contains(n) {
-                    self.fixed_names.insert(n.to_string());
-                }
+            for n in imp.source.split(['.', ':', '/', '\\']) {
+                self.fix(n, None);
             }
         }
         for _ in 1..IMPORT_PASSES {
             self.resolve_imports_once(imports);
         }
-        self.resolve_imports_once(imports)
+        let edges = self.resolve_imports_once(imports);
+        // Imported names: where the last pass looked them up.
+        for imp in imports.iter().filter(|i| i.name.is_some()) {
+            let Some(file) = self.ix.file(imp.file) else {
+                continue;
+            };
+            let scope = match self.resolve_module(file, &imp.source) {
+                Target::Module { files, .. } => Some(self.reexport_span(&files)),
+                Target::Symbols(_) => None,
+                Target::External => continue,
+            };
+            for n in imp.name.iter().chain(&imp.alias) {
+                self.fix(n, scope.as_ref());
+            }
+        }
+        edges
+    }
+
+    /// Records that a definition named `name` cannot appear or vanish (in `files`, or anywhere).
+    pub(crate) fn fix(&mut self, name: &str, files: Option<&FxHashSet<u32>>) {
+        if name.is_empty() {
+            return;
+        }
+        match (self.fixed_names.get_mut(name), files) {
+            (Some(None), _) => {}
+            (Some(slot), None) => *slot = None,
+            (Some(Some(known)), Some(files)) => known.extend(files),
+            (None, files) => {
+                self.fixed_names.insert(name.to_string(), files.cloned());
+            }
+        }
+    }
+
+    /// Whether a definition named `name` in the file at position `fi` was fixed.
+    pub(crate) fn is_fixed(&self, name: &str, fi: usize) -> bool {
+        match self.fixed_names.get(name) {
+            None => false,
+            Some(None) => true,
+            Some(Some(files)) => files.contains(&(fi as u32)),
+        }
+    }
+
+    /// The files (by position) a lookup in module `files` may reach: the module's own and,
+    /// transitively, those of its wildcard re-exports.
+    fn reexport_span(&self, files: &[i64]) -> FxHashSet<u32> {
+        let mut out: FxHashSet<u32> = FxHashSet::default();
+        let mut stack: Vec<(i64, u32)> = files.iter().map(|&f| (f, 0)).collect();
+        while let Some((f, depth)) = stack.pop() {
+            let Some(&fi) = self.ix.file_index.get(&f) else {
+                continue;
+            };
+            if !out.insert(fi as u32) || depth >= MAX_REEXPORT_DEPTH {
+                continue;
+            }
+            for t in self
+                .bindings
+                .get(&f)
+                .map(|b| b.wildcards.as_slice())
+                .unwrap_or(&[])
+            {
+                if let Target::Module { files, .. } = t {
+                    stack.extend(files.iter().map(|&g| (g, depth + 1)));
+                }
+            }
+        }
+        out
     }
 
     fn resolve_imports_once(&mut self, imports: &[Imp]) -> Vec<Edge> {
@@ -703,7 +767,7 @@ impl Resolver {
                 continue;
             };
             self.owner_paths.insert(owner_path);
-            self.fixed_names.insert(owner);
+            self.fix(&owner, None);
             if let Some(t) = self.out_of_line_owner(i) {
                 let name = self.ix.symbols[i as usize].name.clone();
                 extra.entry((t, name)).or_default().push(i);
@@ -786,10 +850,9 @@ impl Resolver {
                 .into_iter()
                 .flatten()
                 .flat_map(|t| t.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')));
-            for n in std::iter::once(r.name.as_str()).chain(segments) {
-                if !n.is_empty() && !self.fixed_names.contains(n) {
-                    self.fixed_names.insert(n.to_string());
-                }
+            let names: Vec<&str> = std::iter::once(r.name.as_str()).chain(segments).collect();
+            for n in names {
+                self.fix(n, None);
             }
             let mut resolution = self.resolve(r);
             // `impl Trait for Type`: the edge starts at the implementing type.
