@@ -66,6 +66,26 @@
   type: (_) @implementor) @reference.implement
 (trait_item bounds: (trait_bounds (type_identifier) @name @reference.inherit))
 
+; names used as values: a function passed, stored or returned, a constant or static read (the
+; function's own locals among them are told apart by the local bindings below)
+(arguments (identifier) @name @reference.read)
+(let_declaration value: (identifier) @name @reference.read)
+(assignment_expression right: (identifier) @name @reference.read)
+(compound_assignment_expr right: (identifier) @name @reference.read)
+(field_initializer value: (identifier) @name @reference.read)
+(array_expression (identifier) @name @reference.read)
+(tuple_expression (identifier) @name @reference.read)
+(return_expression (identifier) @name @reference.read)
+(reference_expression value: (identifier) @name @reference.read)
+(type_cast_expression value: (identifier) @name @reference.read)
+(binary_expression left: (identifier) @name @reference.read)
+(binary_expression right: (identifier) @name @reference.read)
+(block (identifier) @name @reference.read .)
+(static_item value: (identifier) @name @reference.read)
+(const_item value: (identifier) @name @reference.read)
+; attribute arguments naming a function: `#[arg(value_parser = parse_duration)]`,
+; `#[serde(serialize_with = ...)]` takes a string (a mention, not a reference)
+(attribute arguments: (token_tree "=" . (identifier) @name @reference.read))
 (type_identifier) @name @reference.type
 (scoped_type_identifier path: (_) @receiver name: (type_identifier) @name) @reference.type
 
@@ -157,6 +177,19 @@
   (#match? @binding.name "^[a-z_]")
   (#not-eq? @binding.name @_head))
 (parameter pattern: (tuple_pattern (identifier) @binding.name)) @binding
+; names bound inside nested patterns wherever they are (`let (_, mut local) = ..`,
+; `while let Some((bytes, addr)) = ..`, `|mut acc| ..`, `[first, rest @ ..]`, `ref x`): a name read
+; in the function is then its local, not a definition elsewhere
+((tuple_pattern (identifier) @binding.name) @binding (#match? @binding.name "^[a-z_]"))
+((tuple_struct_pattern (identifier) @binding.name) @binding (#match? @binding.name "^[a-z_]"))
+((slice_pattern (identifier) @binding.name) @binding (#match? @binding.name "^[a-z_]"))
+((or_pattern (identifier) @binding.name) @binding (#match? @binding.name "^[a-z_]"))
+(mut_pattern (identifier) @binding.name) @binding
+(ref_pattern (identifier) @binding.name) @binding
+(reference_pattern (identifier) @binding.name) @binding
+(captured_pattern . (identifier) @binding.name) @binding
+(field_pattern pattern: (identifier) @binding.name) @binding
+(field_pattern name: (shorthand_field_identifier) @binding.name) @binding
 (closure_parameters (identifier) @binding.name @binding)
 (for_expression pattern: (identifier) @binding.name) @binding
 (for_expression pattern: (tuple_pattern (identifier) @binding.name)) @binding

@@ -1216,6 +1216,11 @@ impl Resolver {
                 return self.edges_to(r, &found, "same_package", Confidence::Medium);
             }
         }
+        // A Rust name read as a value is in scope by its module or a `use`, nowhere else (a
+        // local bound where no pattern of ours sees it must not become a definition elsewhere).
+        if r.kind == RefKind::Read && rules.module_style == "rust" {
+            return Self::unresolved(r, "no_candidates", 0);
+        }
         if let Some(found) = self
             .ix
             .by_dir
