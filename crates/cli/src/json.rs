@@ -79,6 +79,7 @@ pub fn index_summary(s: &IndexSummary) -> Value {
         "files": {
             "indexed": s.files_indexed,
             "reused": s.files_reused,
+            "hashed": s.files_hashed,
             "uncommitted": s.files_uncommitted,
             "with_syntax_errors": s.files_with_syntax_errors,
             "unsupported": s.ignored_files,
