@@ -617,22 +617,29 @@ pub fn index(
     if summary.files_indexed == summary.files_reused
         && options.scip.is_none()
         && !options.full
-        && let Some((base, sets, stats)) = same_generation(builder.store(), &reused, &context)?
+        && let Some((base, sets, stats, base_dirty)) =
+            same_generation(builder.store(), &reused, &context)?
     {
         mark("same", &mut phases);
-        let files: Vec<GenFile> = reused
-            .iter()
-            .map(|&(file, uncommitted)| {
-                let (set, hash) = sets.get(&file).copied().unzip();
-                GenFile {
-                    file,
-                    uncommitted,
-                    set,
-                    hash: hash.flatten(),
-                }
-            })
-            .collect();
-        builder.add_files(&files)?;
+        if !base_dirty && summary.files_uncommitted == 0 {
+            // A clean tree sharing a clean generation (a commit checked out again): its rows
+            // as they are, in one statement.
+            builder.copy_files_from(base, &[], &[])?;
+        } else {
+            let files: Vec<GenFile> = reused
+                .iter()
+                .map(|&(file, uncommitted)| {
+                    let (set, hash) = sets.get(&file).copied().unzip();
+                    GenFile {
+                        file,
+                        uncommitted,
+                        set,
+                        hash: hash.flatten(),
+                    }
+                })
+                .collect();
+            builder.add_files(&files)?;
+        }
         let mut skipped: Vec<(String, &'static str, u64)> = walk
             .skipped
             .iter()
@@ -1158,8 +1165,13 @@ pub(crate) fn resolution_context(
 }
 
 /// A published generation with exactly `files` (file version ids) and the same resolution
-/// context: (its id, each file's edge set, its stored summary).
-type SameGeneration = (i64, FxHashMap<i64, (i64, Option<i64>)>, serde_json::Value);
+/// context: (its id, each file's edge set, its stored summary, whether it has uncommitted files).
+type SameGeneration = (
+    i64,
+    FxHashMap<i64, (i64, Option<i64>)>,
+    serde_json::Value,
+    bool,
+);
 
 fn same_generation(
     store: &Store,
@@ -1187,7 +1199,7 @@ fn same_generation(
             continue;
         }
         let sets = sets.into_iter().map(|(f, s, h)| (f, (s, h))).collect();
-        return Ok(Some((g.id, sets, stats)));
+        return Ok(Some((g.id, sets, stats, g.dirty)));
     }
     Ok(None)
 }
