@@ -198,7 +198,7 @@ def main() -> int:
         wall, s = sx.index()
         walls.append(wall)
         engine.append(s["wall_seconds"] * 1000)
-        hashed.append(s["files"]["hashed"])
+        hashed.append(s["files"].get("hashed"))
         shared.append(s["resolution_shared_with"] is not None)
         phases.append({k: round(v * 1000, 1) for k, v in s["phases"].items()})
         assert s["commit"] == commit_of[rev], s["commit"]
@@ -238,7 +238,8 @@ def main() -> int:
                 at, ev = events.get(timeout=left)
                 if ev.get("event") == "error":
                     raise SystemExit(f"watcher error: {ev}")
-                if ev.get("event") == "indexed" and (commit is None or ev.get("commit") == commit):
+                # (A build before `commit` was in the event line: any indexed event.)
+                if ev.get("event") == "indexed" and commit in (None, ev.get("commit", commit)):
                     return at, ev
 
         visible, evented, kinds, checkout = [], [], [], []
