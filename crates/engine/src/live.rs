@@ -4,10 +4,13 @@
 //!
 //! An update re-extracts only the changed files, rebuilds the resolver's tables from memory (no
 //! walk, no database load), re-resolves the references of the files the change can affect, and
-//! writes only the edge sets that came out different. What it cannot do incrementally falls back
-//! to the full pipeline ([`crate::index`]) and reloads: a moved HEAD (commit or checkout), an
-//! edited `.gitignore` / `.sextantignore` / manifest, another process having published, or a
-//! change touching more than [`FULL_THRESHOLD`] of the files.
+//! writes only the edge sets that came out different. A moved HEAD whose tree equals a clean
+//! baseline of the new commit (a checkout of an indexed commit) publishes that baseline's rows
+//! as they are (`try_switch`). What it cannot do incrementally falls back to the full pipeline
+//! ([`crate::index`]) and moves memory to the result, loading only what differs (`move_to`):
+//! another moved HEAD (a new commit or checkout), an edited `.gitignore` / `.sextantignore` /
+//! manifest, or a change touching more than [`FULL_THRESHOLD`] of the files; another process
+//! having published is loaded the same way.
 //!
 //! Which files an edit can affect (re-resolved whole, so receiver typing within a file stays
 //! consistent): the changed files; files with an edge into a definition of the changed files'
