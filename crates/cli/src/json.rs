@@ -79,6 +79,7 @@ pub fn index_summary(s: &IndexSummary) -> Value {
         "files": {
             "indexed": s.files_indexed,
             "reused": s.files_reused,
+            "hashed": s.files_hashed,
             "uncommitted": s.files_uncommitted,
             "with_syntax_errors": s.files_with_syntax_errors,
             "unsupported": s.ignored_files,
@@ -107,7 +108,7 @@ pub fn index_summary(s: &IndexSummary) -> Value {
     })
 }
 
-fn counts_f(c: &[(String, f64)]) -> Value {
+pub fn counts_f(c: &[(String, f64)]) -> Value {
     let mut map = serde_json::Map::new();
     for (k, v) in c {
         map.insert(k.clone(), json!((v * 1000.0).round() / 1000.0));

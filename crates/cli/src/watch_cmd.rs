@@ -132,10 +132,14 @@ pub fn run(cli: &Cli, args: &WatchArgs) -> Result<(), Error> {
                     "event": "indexed",
                     "trigger": trigger_name(trigger),
                     "generation": summary.generation,
+                    "commit": summary.commit,
+                    "branch": summary.branch,
+                    "resolution_shared_with": summary.reused_generation,
                     "changed": changed,
                     "files_indexed": summary.files_indexed,
                     "files_reused": summary.files_reused,
                     "wall_seconds": summary.wall_seconds,
+                    "phases": crate::json::counts_f(&summary.phases),
                     "latency_ms": latency.map(|l| l.as_secs_f64() * 1000.0),
                 }));
             } else if live {

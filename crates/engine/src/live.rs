@@ -4,10 +4,13 @@
 //!
 //! An update re-extracts only the changed files, rebuilds the resolver's tables from memory (no
 //! walk, no database load), re-resolves the references of the files the change can affect, and
-//! writes only the edge sets that came out different. What it cannot do incrementally falls back
-//! to the full pipeline ([`crate::index`]) and reloads: a moved HEAD (commit or checkout), an
-//! edited `.gitignore` / `.sextantignore` / manifest, another process having published, or a
-//! change touching more than [`FULL_THRESHOLD`] of the files.
+//! writes only the edge sets that came out different. A moved HEAD whose tree equals a clean
+//! baseline of the new commit (a checkout of an indexed commit) publishes that baseline's rows
+//! as they are (`try_switch`). What it cannot do incrementally falls back to the full pipeline
+//! ([`crate::index`]) and moves memory to the result, loading only what differs (`move_to`):
+//! another moved HEAD (a new commit or checkout), an edited `.gitignore` / `.sextantignore` /
+//! manifest, or a change touching more than [`FULL_THRESHOLD`] of the files; another process
+//! having published is loaded the same way.
 //!
 //! Which files an edit can affect (re-resolved whole, so receiver typing within a file stays
 //! consistent): the changed files; files with an edge into a definition of the changed files'
@@ -158,8 +161,9 @@ pub struct LiveIndex {
     cargo: Vec<(String, Option<String>)>,
     npm_packages: Vec<(String, String)>,
     layout: Layout,
-    /// Blob ids of HEAD's files (uncommitted = differs), read once per HEAD.
-    head_blobs: std::collections::HashMap<String, String>,
+    /// Blob ids of the commit's files (uncommitted = differs), read when an update first needs
+    /// them after the commit changed (`None` until then).
+    head_blobs: Option<std::collections::HashMap<String, String>>,
     /// The database, kept open between updates.
     store: Option<Store>,
     /// The resolver over `files`, kept between updates: an edit that keeps a file's shape
@@ -633,6 +637,102 @@ fn open_git(root: &Path) -> Option<sextant_git::OpenRepo> {
         .flatten()
 }
 
+/// Adds stored facts (nodes, references, imports, bindings) to the files they belong to.
+fn fill_facts(by_id: &mut FxHashMap<i64, LiveFile>, facts: sextant_store::Reused) {
+    for n in facts.nodes {
+        if n.kind == NodeKind::File {
+            continue;
+        }
+        if let Some(f) = by_id.get_mut(&n.file_id) {
+            f.symbols.push(resolve::Symbol {
+                id: n.id,
+                file: n.file_id,
+                kind: n.kind,
+                declaration: n.modifiers.split(',').any(is_declaration_modifier),
+                name: n.name,
+                qname: n.qname,
+                parent: n.parent_id,
+                type_text: n.type_text,
+            });
+        }
+    }
+    for r in facts.refs {
+        if let Some(f) = by_id.get_mut(&r.file_id) {
+            f.refs.push(resolve::Ref {
+                id: r.id,
+                file: r.file_id,
+                src: r.src_id,
+                kind: r.kind,
+                name: r.name,
+                receiver: r.receiver,
+                implementor: r.implementor,
+            });
+        }
+    }
+    for i in facts.imports {
+        if let Some(f) = by_id.get_mut(&i.file_id) {
+            f.imports.push(resolve::Imp {
+                id: i.id,
+                file: i.file_id,
+                src: i.src_id,
+                source: i.source,
+                name: i.name,
+                alias: i.alias,
+                wildcard: i.wildcard,
+            });
+        }
+    }
+    for b in facts.bindings {
+        if let Some(f) = by_id.get_mut(&b.file_id) {
+            f.bindings.push(resolve::Bind {
+                file: b.file_id,
+                scope: b.scope_id,
+                name: b.name,
+                type_text: b.type_text,
+                value: b.value,
+            });
+        }
+    }
+}
+
+/// Adds stored edges and unresolved references to the files whose sets hold them.
+fn fill_resolution(
+    by_id: &mut FxHashMap<i64, LiveFile>,
+    edges: Vec<sextant_store::StoredEdge>,
+    unresolved: Vec<sextant_store::StoredUnresolved>,
+) {
+    for e in edges {
+        let (Some(kind), Some(provenance), Some(confidence)) = (
+            EdgeKind::parse(&e.kind),
+            Provenance::parse(&e.provenance),
+            Confidence::parse(&e.confidence),
+        ) else {
+            continue;
+        };
+        if let Some(f) = by_id.get_mut(&e.file_id) {
+            f.edges.push(resolve::Edge {
+                src: e.src,
+                dst: e.dst,
+                kind,
+                provenance,
+                confidence,
+                rule: intern(&e.rule),
+                ref_id: e.ref_id,
+                import_id: e.import_id,
+            });
+        }
+    }
+    for u in unresolved {
+        if let Some(f) = by_id.get_mut(&u.file_id) {
+            f.unresolved.push(resolve::Unresolved {
+                ref_id: u.ref_id,
+                reason: intern(&u.reason),
+                candidates: u.candidates,
+            });
+        }
+    }
+}
+
 impl LiveIndex {
     /// Loads the published generation of `root` (indexing it first when nothing is published).
     pub fn open(root: &Path, options: &IndexOptions) -> Result<LiveIndex> {
@@ -714,6 +814,7 @@ impl LiveIndex {
                 size: text.len() as u64,
                 text: text.clone(),
                 lossy: false,
+                stat: None,
             }),
             Some(None) => Err(ReadError {
                 reason: SkipReason::Unreadable,
@@ -753,7 +854,7 @@ impl LiveIndex {
             cargo: Vec::new(),
             npm_packages: Vec::new(),
             layout: Layout::new(&[], &[]),
-            head_blobs: Default::default(),
+            head_blobs: None,
             store: None,
             resolver: None,
             uncollected: 0,
@@ -811,8 +912,131 @@ impl LiveIndex {
         }
     }
 
-    /// Reads the active generation into memory.
+    /// A file of a generation without its facts and edges yet (`None`: a language this build
+    /// does not know).
+    fn unfilled(
+        &mut self,
+        f: sextant_store::FileInfo,
+        (set, set_hash): (i64, Option<i64>),
+    ) -> Option<LiveFile> {
+        let language = self.registry.get(&f.language).cloned()?;
+        let lang = self.book.rule_for(&language);
+        Some(LiveFile {
+            ctx: resolve::FileCtx {
+                id: f.id,
+                node: f.node_id,
+                path: f.path,
+                module: f.module,
+                lang,
+            },
+            language,
+            hash: f.hash,
+            uncommitted: f.uncommitted,
+            set,
+            set_hash,
+            symbols: Vec::new(),
+            refs: Vec::new(),
+            imports: Vec::new(),
+            bindings: Vec::new(),
+            edges: Vec::new(),
+            unresolved: Vec::new(),
+            tally: Tally::default(),
+        })
+    }
+
+    /// Moves the files in memory to `generation`, loading only what they do not hold already:
+    /// the facts of file versions not in memory and the edge sets that differ (a branch switch
+    /// or a pipeline run changes a few files and a few hundred sets of thousands). The resolver
+    /// is left to be built by the next update (or [`LiveIndex::prepare`]); the manifests
+    /// (`cargo`, `npm_packages`) must be current.
+    fn move_to(&mut self, store: &Store, generation: i64) -> Result<()> {
+        let info = store.generation(generation)?;
+        let infos = store.files(generation)?;
+        let sets: FxHashMap<i64, (i64, Option<i64>)> = store
+            .generation_set_hashes(generation)?
+            .into_iter()
+            .map(|(f, s, h)| (f, (s, h)))
+            .collect();
+        let skipped = store.skipped(generation)?;
+        if let Some(state) = self.resolver.take() {
+            std::thread::spawn(move || drop(state));
+        }
+        let mut held: FxHashMap<i64, LiveFile> = std::mem::take(&mut self.files)
+            .into_values()
+            .map(|f| (f.ctx.id, f))
+            .collect();
+        let mut by_id: FxHashMap<i64, LiveFile> = FxHashMap::default();
+        let mut need_facts: Vec<i64> = Vec::new();
+        let mut need_sets: Vec<(i64, i64)> = Vec::new();
+        for f in infos {
+            let (set, set_hash) = sets.get(&f.id).copied().unwrap_or_default();
+            match held.remove(&f.id) {
+                Some(mut file) => {
+                    file.uncommitted = f.uncommitted;
+                    if file.set != set {
+                        file.edges.clear();
+                        file.unresolved.clear();
+                        need_sets.push((f.id, set));
+                    }
+                    file.set = set;
+                    file.set_hash = set_hash;
+                    by_id.insert(f.id, file);
+                }
+                None => {
+                    if let Some(file) = self.unfilled(f, (set, set_hash)) {
+                        need_facts.push(file.ctx.id);
+                        need_sets.push((file.ctx.id, set));
+                        by_id.insert(file.ctx.id, file);
+                    }
+                }
+            }
+        }
+        need_facts.sort_unstable();
+        fill_facts(&mut by_id, store.file_facts(&need_facts)?);
+        let (edges, unresolved) = store.sets_resolution(&need_sets)?;
+        fill_resolution(&mut by_id, edges, unresolved);
+        let reloaded: FxHashSet<i64> = need_sets.iter().map(|(f, _)| *f).collect();
+        self.files = by_id
+            .into_values()
+            .map(|mut f| {
+                if reloaded.contains(&f.ctx.id) {
+                    canonical(&mut f.edges, &mut f.unresolved);
+                    f.tally = Tally::of(&f.edges, &f.unresolved);
+                }
+                (f.ctx.path.clone(), f)
+            })
+            .collect();
+        std::thread::spawn(move || drop(held));
+        self.skipped = skipped
+            .into_iter()
+            .map(|s| (s.path, (intern(&s.reason), s.size)))
+            .collect();
+        let paths: Vec<&str> = self.files.keys().map(String::as_str).collect();
+        self.layout = Layout::new(&paths, &self.cargo);
+        self.generation = generation;
+        self.commit = info.as_ref().and_then(|g| g.commit.clone());
+        self.branch = info.as_ref().and_then(|g| g.branch.clone());
+        self.head_blobs = None;
+        Ok(())
+    }
+
+    /// Reads the active generation into memory: only what changed when a generation is held
+    /// already ([`LiveIndex::move_to`]), else all of it, and builds the resolver.
     fn reload(&mut self) -> Result<()> {
+        if self.overlay.is_none() && !self.files.is_empty() {
+            let store = Store::open(&self.data.db())?;
+            let generation = store.active_generation_id()?;
+            let walk = sextant_vfs::walk(&self.root, &self.walk_config(), |_| false);
+            let (cargo, npm) = manifests(&walk);
+            self.cargo = cargo;
+            self.npm_packages = npm;
+            return self.move_to(&store, generation);
+        }
+        self.reload_whole()
+    }
+
+    /// Reads the active generation (a workspace's: its own) into memory, all of it.
+    fn reload_whole(&mut self) -> Result<()> {
         if let Some(state) = self.resolver.take() {
             std::thread::spawn(move || drop(state));
         }
@@ -842,119 +1066,13 @@ impl LiveIndex {
         self.npm_packages = npm;
         let mut by_id: FxHashMap<i64, LiveFile> = FxHashMap::default();
         for f in infos {
-            let Some(language) = self.registry.get(&f.language).cloned() else {
-                continue;
-            };
-            let lang = self.book.rule_for(&language);
-            by_id.insert(
-                f.id,
-                LiveFile {
-                    ctx: resolve::FileCtx {
-                        id: f.id,
-                        node: f.node_id,
-                        path: f.path.clone(),
-                        module: f.module.clone(),
-                        lang,
-                    },
-                    language,
-                    hash: f.hash,
-                    uncommitted: f.uncommitted,
-                    set: sets.get(&f.id).map(|s| s.0).unwrap_or_default(),
-                    set_hash: sets.get(&f.id).and_then(|s| s.1),
-                    symbols: Vec::new(),
-                    refs: Vec::new(),
-                    imports: Vec::new(),
-                    bindings: Vec::new(),
-                    edges: Vec::new(),
-                    unresolved: Vec::new(),
-                    tally: Tally::default(),
-                },
-            );
-        }
-        for n in facts.nodes {
-            if n.kind == NodeKind::File {
-                continue;
-            }
-            if let Some(f) = by_id.get_mut(&n.file_id) {
-                f.symbols.push(resolve::Symbol {
-                    id: n.id,
-                    file: n.file_id,
-                    kind: n.kind,
-                    declaration: n.modifiers.split(',').any(is_declaration_modifier),
-                    name: n.name,
-                    qname: n.qname,
-                    parent: n.parent_id,
-                    type_text: n.type_text,
-                });
+            let set = sets.get(&f.id).copied().unwrap_or_default();
+            if let Some(file) = self.unfilled(f, set) {
+                by_id.insert(file.ctx.id, file);
             }
         }
-        for r in facts.refs {
-            if let Some(f) = by_id.get_mut(&r.file_id) {
-                f.refs.push(resolve::Ref {
-                    id: r.id,
-                    file: r.file_id,
-                    src: r.src_id,
-                    kind: r.kind,
-                    name: r.name,
-                    receiver: r.receiver,
-                    implementor: r.implementor,
-                });
-            }
-        }
-        for i in facts.imports {
-            if let Some(f) = by_id.get_mut(&i.file_id) {
-                f.imports.push(resolve::Imp {
-                    id: i.id,
-                    file: i.file_id,
-                    src: i.src_id,
-                    source: i.source,
-                    name: i.name,
-                    alias: i.alias,
-                    wildcard: i.wildcard,
-                });
-            }
-        }
-        for b in facts.bindings {
-            if let Some(f) = by_id.get_mut(&b.file_id) {
-                f.bindings.push(resolve::Bind {
-                    file: b.file_id,
-                    scope: b.scope_id,
-                    name: b.name,
-                    type_text: b.type_text,
-                    value: b.value,
-                });
-            }
-        }
-        for e in edges {
-            let (Some(kind), Some(provenance), Some(confidence)) = (
-                EdgeKind::parse(&e.kind),
-                Provenance::parse(&e.provenance),
-                Confidence::parse(&e.confidence),
-            ) else {
-                continue;
-            };
-            if let Some(f) = by_id.get_mut(&e.file_id) {
-                f.edges.push(resolve::Edge {
-                    src: e.src,
-                    dst: e.dst,
-                    kind,
-                    provenance,
-                    confidence,
-                    rule: intern(&e.rule),
-                    ref_id: e.ref_id,
-                    import_id: e.import_id,
-                });
-            }
-        }
-        for u in unresolved {
-            if let Some(f) = by_id.get_mut(&u.file_id) {
-                f.unresolved.push(resolve::Unresolved {
-                    ref_id: u.ref_id,
-                    reason: intern(&u.reason),
-                    candidates: u.candidates,
-                });
-            }
-        }
+        fill_facts(&mut by_id, facts);
+        fill_resolution(&mut by_id, edges, unresolved);
         self.files = by_id
             .into_values()
             .map(|mut f| {
@@ -972,15 +1090,7 @@ impl LiveIndex {
         self.generation = generation;
         self.commit = info.as_ref().and_then(|g| g.commit.clone());
         self.branch = info.as_ref().and_then(|g| g.branch.clone());
-        self.head_blobs =
-            if let Some(commit) = self.commit.as_deref().filter(|_| self.overlay.is_some()) {
-                // A workspace's files are uncommitted when they differ from its base commit.
-                sextant_git::tree_blobs(&self.root, commit).unwrap_or_default()
-            } else if self.commit.is_some() {
-                sextant_git::head_blobs(&self.root).unwrap_or_default()
-            } else {
-                Default::default()
-            };
+        self.head_blobs = None;
         let built = build_resolver(
             &self.files,
             &self.book.rules,
@@ -989,6 +1099,193 @@ impl LiveIndex {
         );
         self.resolver = Some(built.state);
         Ok(())
+    }
+
+    /// Blob ids of the commit's files, read on first use after the commit changed: a file is
+    /// uncommitted when it differs (a workspace's, when it differs from its base commit).
+    fn head_blobs(&mut self) -> &std::collections::HashMap<String, String> {
+        let (root, commit) = (&self.root, self.commit.as_deref());
+        self.head_blobs.get_or_insert_with(|| match commit {
+            Some(commit) => sextant_git::tree_blobs(root, commit).unwrap_or_default(),
+            None => Default::default(),
+        })
+    }
+
+    /// Does now what the next update would otherwise do first: builds the resolver when moving
+    /// to another generation left it out. Call when idle (the watcher does, after reporting).
+    pub fn prepare(&mut self) {
+        if self.resolver.is_none() && !self.files.is_empty() {
+            let built = build_resolver(
+                &self.files,
+                &self.book.rules,
+                &self.npm_packages,
+                &mut Vec::new(),
+            );
+            self.resolver = Some(built.state);
+        }
+    }
+
+    /// HEAD moved to `commit`: when a clean published generation of that commit (its baseline,
+    /// with the current resolution context) has exactly the files the tree has now (the files in
+    /// memory with the `changed` paths read again) and the same skipped files, publishes a
+    /// generation that is that baseline's (its file versions, edge sets and skipped files; nothing
+    /// extracted or resolved) and moves the memory to it. `None` when it cannot tell (no
+    /// baseline, another tree, a directory or an ignore file or manifest among the changes, a
+    /// file skipped before or now): the caller runs the pipeline.
+    fn try_switch(
+        &mut self,
+        store: &mut Store,
+        changed: &[PathBuf],
+        commit: Option<String>,
+        branch: Option<String>,
+        started: Instant,
+    ) -> Result<Option<LiveUpdate>> {
+        let mut phases: Vec<(String, f64)> = Vec::new();
+        let mut last = Instant::now();
+        let mut mark = |name: &str, phases: &mut Vec<(String, f64)>| {
+            phases.push((name.to_string(), last.elapsed().as_secs_f64()));
+            last = Instant::now();
+        };
+        let Some(commit) = commit else {
+            return Ok(None);
+        };
+        let context =
+            crate::pipeline::resolution_context(&self.cargo, &self.npm_packages, &self.versions);
+        let Some(base) = store.generations()?.into_iter().find(|g| {
+            g.status == "published" && !g.dirty && g.commit.as_deref() == Some(commit.as_str())
+        }) else {
+            return Ok(None);
+        };
+        let stats = base
+            .stats
+            .as_deref()
+            .and_then(|s| serde_json::from_str::<serde_json::Value>(s).ok());
+        if stats
+            .as_ref()
+            .and_then(|s| s.get("context"))
+            .and_then(|c| c.as_str())
+            != Some(context.as_str())
+        {
+            return Ok(None);
+        }
+        // The tree now: what memory holds, with the changed paths read again.
+        let mut tree: FxHashMap<String, String> = self
+            .files
+            .iter()
+            .map(|(p, f)| (p.clone(), f.hash.clone()))
+            .collect();
+        let mut gone: Vec<String> = Vec::new();
+        let max = self.options.max_file_size;
+        let (mut changed_files, mut added_files) = (0u64, 0u64);
+        for p in changed {
+            let rel = if p.is_absolute() {
+                match p.strip_prefix(&self.root) {
+                    Ok(r) => r.to_path_buf(),
+                    Err(_) => continue,
+                }
+            } else {
+                p.clone()
+            };
+            let Some(rel) = rel.to_str() else {
+                return Ok(None);
+            };
+            if rel.is_empty() || rel == ".git" || rel.starts_with(".git/") {
+                continue;
+            }
+            let name = rel.rsplit('/').next().unwrap_or(rel);
+            if STRUCTURAL.contains(&name)
+                || sextant_vfs::is_secret_path(rel)
+                || self.skipped.contains_key(rel)
+            {
+                return Ok(None);
+            }
+            let abs = self.root.join(rel);
+            match std::fs::symlink_metadata(&abs) {
+                Err(_) => {
+                    // Gone (a directory takes its files with it).
+                    let prefix = format!("{rel}/");
+                    if self
+                        .skipped
+                        .range(prefix.clone()..)
+                        .next()
+                        .is_some_and(|(p, _)| p.starts_with(&prefix))
+                    {
+                        return Ok(None);
+                    }
+                    gone.push(rel.to_string());
+                }
+                // A directory appeared: only a walk can tell what it holds.
+                Ok(meta) if meta.is_dir() => return Ok(None),
+                Ok(_) if self.registry.for_path(rel).is_none() => {}
+                Ok(_) => match read_source(&abs, max, 10_000, 400) {
+                    Ok(source) => {
+                        if self.files.contains_key(rel) {
+                            changed_files += 1;
+                        } else {
+                            added_files += 1;
+                        }
+                        tree.insert(rel.to_string(), source.hash);
+                    }
+                    Err(_) => return Ok(None),
+                },
+            }
+        }
+        for rel in &gone {
+            let prefix = format!("{rel}/");
+            tree.retain(|p, _| p != rel && !p.starts_with(&prefix));
+        }
+        mark("switch.detect", &mut phases);
+        let files = store.files(base.id)?;
+        if files.len() != tree.len()
+            || files
+                .iter()
+                .any(|f| tree.get(f.path.as_str()) != Some(&f.hash))
+        {
+            return Ok(None);
+        }
+        let skipped = store.skipped(base.id)?;
+        if skipped.len() != self.skipped.len()
+            || skipped
+                .iter()
+                .any(|s| self.skipped.get(&s.path).map(|(r, _)| *r) != Some(s.reason.as_str()))
+        {
+            return Ok(None);
+        }
+        mark("switch.compare", &mut phases);
+        // Publish the baseline's files, sets and skipped files as the new active generation.
+        let mut builder = store.begin_generation(Some(&commit), branch.as_deref(), false)?;
+        builder.analyze = false;
+        builder.copy_files_from(base.id, &[], &[])?;
+        let skipped_rows: Vec<(String, &'static str, u64)> = skipped
+            .iter()
+            .map(|s| (s.path.clone(), intern(&s.reason), s.size))
+            .collect();
+        builder.write_skipped(&skipped_rows)?;
+        let generation = builder.publish(base.stats.as_deref().unwrap_or("{}"))?;
+        self.uncollected += 1;
+        mark("switch.publish", &mut phases);
+        let self_files_before = self.files.len() as u64;
+        self.move_to(store, generation)?;
+        let files_after = self.files.len() as u64;
+        mark("switch.load", &mut phases);
+        let mut summary = self.summary(started);
+        summary.generation = generation;
+        summary.reused_generation = Some(base.id);
+        summary.files_reused = summary.files_indexed;
+        summary.phases = phases.clone();
+        summary.db_bytes = store.size_bytes();
+        summary.wall_seconds = started.elapsed().as_secs_f64();
+        store.set_generation_stats(generation, &crate::pipeline::summary_json(&summary))?;
+        Ok(Some(LiveUpdate {
+            generation: Some(generation),
+            files_changed: changed_files,
+            files_added: added_files,
+            files_deleted: (self_files_before + added_files).saturating_sub(files_after),
+            wall_seconds: started.elapsed().as_secs_f64(),
+            phases,
+            summary: Some(summary),
+            ..LiveUpdate::default()
+        }))
     }
 
     /// Runs the full pipeline (incremental over file versions) and reloads.
@@ -1027,10 +1324,19 @@ impl LiveIndex {
         }
         let (commit, branch) = head_of_root(&self.root);
         if !workspace && (commit != self.commit || branch != self.branch) {
+            // A commit indexed before, checked out again: its baseline serves when the tree
+            // is known to match it.
+            if let Some(update) = self.try_switch(&mut store, changed, commit, branch, started)? {
+                self.store = Some(store);
+                return Ok(update);
+            }
             drop(store);
             drop(_lock);
             return self.full("HEAD moved", started);
         }
+        // Moving to another generation left the resolver out: built over the files as they are
+        // before this change, so an edit that keeps a file's shape patches it.
+        self.prepare();
 
         // Which paths changed, and how.
         let mut relative: Vec<String> = Vec::new();
@@ -1202,7 +1508,9 @@ impl LiveIndex {
         }
 
         // Extract.
-        let head_blobs = &self.head_blobs;
+        let _ = self.head_blobs();
+        let no_blobs = std::collections::HashMap::new();
+        let head_blobs = self.head_blobs.as_ref().unwrap_or(&no_blobs);
         let in_git = self.commit.is_some();
         let registry = &self.registry;
         let layout = &self.layout;
@@ -1224,6 +1532,8 @@ impl LiveIndex {
                     uncommitted,
                     facts: Some(facts),
                     reuse: None,
+                    hashed: true,
+                    stat: source.stat,
                 })
             })
             .collect();

@@ -139,6 +139,10 @@ pub(crate) struct Extracted {
     /// `None` when an identical version is reused.
     pub(crate) facts: Option<FileFacts>,
     pub(crate) reuse: Option<i64>,
+    /// This run read and hashed the file (its content was not known from the stat cache).
+    pub(crate) hashed: bool,
+    /// The stat of the file when this run read it, for the stat cache.
+    pub(crate) stat: Option<sextant_vfs::FileStat>,
 }
 
 /// Bumped when the extractor's code changes what it produces from the same queries (a stored
@@ -266,22 +270,25 @@ pub fn index(
     let _ = std::fs::write(data.root_file(), root.display().to_string());
     let _lock = lock(&data, progress)?;
     let mut store = Store::open(&data.db())?;
+    mark("open", &mut phases);
     store.collect_garbage(2)?;
+    mark("gc_before", &mut phases);
 
-    // Git: HEAD and its blobs, only when `root` is the top of a working tree.
-    let in_git = sextant_git::discover(&root)
-        .and_then(|w| w.canonicalize().ok())
-        .is_some_and(|w| w == root);
-    let head = if in_git {
-        sextant_git::head(&root).ok()
-    } else {
-        None
-    };
-    let head_blobs = if in_git {
-        sextant_git::head_blobs(&root).unwrap_or_default()
-    } else {
-        HashMap::new()
-    };
+    // The clock before anything is read: the stat cache trusts what this run hashes only for
+    // files whose last change is older than this (minus the racy window).
+    let run_clock = sextant_vfs::clock_ns();
+    // Git: HEAD, only when `root` is the top of a working tree (opened once). HEAD's blob ids
+    // (is a file uncommitted?) are read only when a clean generation of HEAD's commit does not
+    // already say: see `uncommitted_of` below.
+    let git = sextant_git::OpenRepo::discover(&root).filter(|g| {
+        g.workdir()
+            .canonicalize()
+            .is_ok_and(|w| w == root.as_path())
+    });
+    let in_git = git.is_some();
+    let head = git.as_ref().and_then(|g| g.head().ok());
+    let head_blobs: std::sync::OnceLock<HashMap<String, String>> = std::sync::OnceLock::new();
+    mark("git", &mut phases);
 
     options.check_cancel()?;
     progress(Progress::Walking);
@@ -294,7 +301,18 @@ pub fn index(
         exclude,
         ..WalkConfig::default()
     };
-    let walk = sextant_vfs::walk(&root, &walk_config, |p| registry.for_path(p).is_some());
+    // The walk (file-system bound) overlaps with reading what the store knows (CPU bound).
+    let head_commit = head.as_ref().and_then(|h| h.commit.clone());
+    let (walk, stored) = std::thread::scope(|scope| {
+        let walking = scope
+            .spawn(|| sextant_vfs::walk(&root, &walk_config, |p| registry.for_path(p).is_some()));
+        let stored = stored_state(&store, None, head_commit.as_deref());
+        let walk = walking
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (walk, stored)
+    });
+    let mut stored = stored?;
     let (cargo, npm_packages) = manifests(&walk);
     let paths: Vec<&str> = walk.files.iter().map(|f| f.path.as_str()).collect();
     let layout = Layout::new(&paths, &cargo);
@@ -309,7 +327,6 @@ pub fn index(
     let context = resolution_context(&cargo, &npm_packages, &versions);
 
     // The shared baseline cache: pull HEAD's baseline when no local generation has its commit.
-    let head_commit = head.as_ref().and_then(|h| h.commit.clone());
     let (mut cache, pulled) = match (&options.cache_dir, &head_commit) {
         (Some(dir), Some(commit)) if !options.full => {
             let (report, pulled) =
@@ -331,32 +348,39 @@ pub fn index(
         mark("pull", &mut phases);
     }
 
-    // Previous versions, for reuse.
-    let active = store.active_generation_id()?;
-    // The active generation's file versions, then those of the other kept generations (the
-    // baselines of earlier commits: checking one out again re-extracts nothing).
+    if pulled.is_some() {
+        // The pulled generation's versions come first.
+        stored = stored_state(&store, pulled, head_commit.as_deref())?;
+    }
+    let StoredState {
+        active,
+        versions: stored_versions,
+        committed,
+        stat_cache,
+    } = stored;
+    let uncommitted_of = |path: &str, hash: &str| -> bool {
+        if !in_git {
+            return false;
+        }
+        if let Some(h) = committed.get(path) {
+            return h != hash;
+        }
+        let blobs = head_blobs.get_or_init(|| {
+            git.as_ref()
+                .and_then(|g| g.head_blobs().ok())
+                .unwrap_or_default()
+        });
+        blobs.is_empty() || blobs.get(path).map(String::as_str) != Some(hash)
+    };
+    // Versions for reuse by path. A pulled baseline's come first: its versions are preferred, so
+    // a clean tree matches it exactly and shares its resolution.
     let mut previous: FxHashMap<String, Vec<sextant_store::FileInfo>> = FxHashMap::default();
     if !options.full {
-        let mut seen: rustc_hash::FxHashSet<i64> = rustc_hash::FxHashSet::default();
-        // A pulled baseline first: its versions are preferred, so a clean tree matches it
-        // exactly and shares its resolution.
-        let mut generations: Vec<i64> = pulled.into_iter().chain([active]).collect();
-        generations.retain(|&g| g != 0);
-        let rest: Vec<i64> = store
-            .generations()?
-            .into_iter()
-            .filter(|g| g.status == "published" && !generations.contains(&g.id))
-            .map(|g| g.id)
-            .collect();
-        generations.extend(rest);
-        for g in generations {
-            for f in store.files(g)? {
-                if seen.insert(f.id) {
-                    previous.entry(f.path.clone()).or_default().push(f);
-                }
-            }
+        for f in stored_versions {
+            previous.entry(f.path.clone()).or_default().push(f);
         }
     }
+    mark("previous", &mut phases);
     // Read + extract in parallel; write in batches on this thread.
     let total = walk.files.len() as u64;
     let done = AtomicU64::new(0);
@@ -401,13 +425,15 @@ pub fn index(
     // Time the writer thread spends building rows and in SQL while workers extract.
     let mut rows_seconds = 0.0f64;
     let mut sql_seconds = 0.0f64;
+    // The files this run read and hashed, for the stat cache.
+    let mut stat_rows: Vec<sextant_store::StatRow> = Vec::new();
 
     std::thread::scope(|scope| {
         let registry = &registry;
         let layout = &layout;
         let previous = &previous;
         let versions = &versions;
-        let head_blobs = &head_blobs;
+        let stat_cache = &stat_cache;
         let done = &done;
         let bytes_done = &bytes_done;
         let pool = &pool;
@@ -423,27 +449,55 @@ pub fn index(
                             .for_path(path)
                             .expect("walk filtered by language")
                             .clone();
-                        let source = read_source(&file.abs, options.max_file_size, 10_000, 400)
-                            .map_err(|e| (path.to_string(), e.reason.as_str(), file.size))?;
-                        let uncommitted =
-                            !head_blobs.is_empty() && head_blobs.get(path) != Some(&source.hash);
-                        let uncommitted = uncommitted || (in_git && head_blobs.is_empty());
                         // The module may depend on the declared package, known only after extraction.
                         let style = language.manifest.module;
-                        let prev = previous.get(path).and_then(|candidates| {
-                            candidates.iter().find(|p| {
-                                p.hash == source.hash
-                                    && p.language == language.id()
-                                    && Some(&p.extractor) == versions.get(language.id())
+                        // A stored version of this content that can be reused as it is.
+                        let reusable = |hash: &str| {
+                            previous
+                                .get(path)
+                                .and_then(|candidates| {
+                                    candidates.iter().find(|p| {
+                                        p.hash == hash
+                                            && p.language == language.id()
+                                            && Some(&p.extractor) == versions.get(language.id())
+                                    })
+                                })
+                                .filter(|p| {
+                                    style == sextant_lang::ModuleStyle::Declared
+                                        || p.module == layout.module(style, path, None)
+                                })
+                        };
+                        // Unchanged since it was hashed (stat cache): reused without reading.
+                        let known = file
+                            .stat
+                            .as_ref()
+                            .filter(|_| !options.full)
+                            .and_then(|now| {
+                                stat_cache.get(path).filter(|(then, _, verified)| {
+                                    then.still_matches(now, *verified)
+                                })
                             })
-                        });
-                        let (facts, module, reuse) = match prev {
-                            Some(p)
-                                if style == sextant_lang::ModuleStyle::Declared
-                                    || p.module == layout.module(style, path, None) =>
-                            {
-                                (None, p.module.clone(), Some(p.id))
-                            }
+                            .and_then(|(_, hash, _)| reusable(hash).map(|p| (hash, p)));
+                        if let Some((hash, p)) = known {
+                            return Ok(Extracted {
+                                path: path.to_string(),
+                                language,
+                                module: p.module.clone(),
+                                hash: hash.clone(),
+                                size: file.size,
+                                lossy: false,
+                                // Decided on the writer thread (`uncommitted_of`).
+                                uncommitted: false,
+                                facts: None,
+                                reuse: Some(p.id),
+                                hashed: false,
+                                stat: None,
+                            });
+                        }
+                        let source = read_source(&file.abs, options.max_file_size, 10_000, 400)
+                            .map_err(|e| (path.to_string(), e.reason.as_str(), file.size))?;
+                        let (facts, module, reuse) = match reusable(&source.hash) {
+                            Some(p) => (None, p.module.clone(), Some(p.id)),
                             _ => {
                                 let facts = sextant_extract::extract(&language, path, &source.text);
                                 let module = layout.module(style, path, facts.package.as_deref());
@@ -457,9 +511,11 @@ pub fn index(
                             hash: source.hash,
                             size: source.size,
                             lossy: source.lossy,
-                            uncommitted,
+                            uncommitted: false,
                             facts,
                             reuse,
+                            hashed: true,
+                            stat: source.stat,
                         })
                     })();
                     bytes_done.fetch_add(file.size, Ordering::Relaxed);
@@ -479,7 +535,7 @@ pub fn index(
                 });
                 last_report = Instant::now();
             }
-            let item = match item {
+            let mut item = match item {
                 Ok(item) => item,
                 Err(skip) => {
                     skipped_at_read.push(skip);
@@ -488,6 +544,11 @@ pub fn index(
             };
             if write_error.is_some() {
                 continue;
+            }
+            summary.files_hashed += u64::from(item.hashed);
+            item.uncommitted = uncommitted_of(&item.path, &item.hash);
+            if let Some(stat) = &item.stat {
+                stat_rows.push(stat_row(&item.path, stat, &item.hash, run_clock));
             }
             summary.files_indexed += 1;
             summary.bytes += item.size;
@@ -537,27 +598,48 @@ pub fn index(
     builder.write_files(&batch)?;
     absorb_rows(&mut batch, &mut inputs);
     drop(batch);
+    // Cached paths no longer indexed (gone, or skipped when read) leave the stat cache.
+    let stat_forget: Vec<String> = {
+        let walked: rustc_hash::FxHashSet<&str> =
+            walk.files.iter().map(|f| f.path.as_str()).collect();
+        let unread: rustc_hash::FxHashSet<&str> =
+            skipped_at_read.iter().map(|(p, ..)| p.as_str()).collect();
+        stat_cache
+            .keys()
+            .filter(|p| !walked.contains(p.as_str()) || unread.contains(p.as_str()))
+            .cloned()
+            .collect()
+    };
+    mark("read", &mut phases);
     // Nothing new: if an earlier generation has exactly these file versions and the same
     // context (e.g. the commit checked out again, or a re-index of an unchanged tree), its
     // resolution is this one's: share its edge sets and publish without resolving.
     if summary.files_indexed == summary.files_reused
         && options.scip.is_none()
         && !options.full
-        && let Some((base, sets, stats)) = same_generation(builder.store(), &reused, &context)?
+        && let Some((base, sets, stats, base_dirty)) =
+            same_generation(builder.store(), &reused, &context)?
     {
-        let files: Vec<GenFile> = reused
-            .iter()
-            .map(|&(file, uncommitted)| {
-                let (set, hash) = sets.get(&file).copied().unzip();
-                GenFile {
-                    file,
-                    uncommitted,
-                    set,
-                    hash: hash.flatten(),
-                }
-            })
-            .collect();
-        builder.add_files(&files)?;
+        mark("same", &mut phases);
+        if !base_dirty && summary.files_uncommitted == 0 {
+            // A clean tree sharing a clean generation (a commit checked out again): its rows
+            // as they are, in one statement.
+            builder.copy_files_from(base, &[], &[])?;
+        } else {
+            let files: Vec<GenFile> = reused
+                .iter()
+                .map(|&(file, uncommitted)| {
+                    let (set, hash) = sets.get(&file).copied().unzip();
+                    GenFile {
+                        file,
+                        uncommitted,
+                        set,
+                        hash: hash.flatten(),
+                    }
+                })
+                .collect();
+            builder.add_files(&files)?;
+        }
         let mut skipped: Vec<(String, &'static str, u64)> = walk
             .skipped
             .iter()
@@ -583,8 +665,10 @@ pub fn index(
         if summary.dirty {
             store.mark_dirty(generation)?;
         }
-        store.collect_garbage(2)?;
         mark("publish", &mut phases);
+        store.collect_garbage(2)?;
+        save_stat_cache(&mut store, &stat_rows, &stat_forget);
+        mark("gc", &mut phases);
         push(&mut cache, &store, generation, &summary, &mut phases);
         summary.cache = cache;
         summary.generation = generation;
@@ -887,6 +971,7 @@ pub fn index(
         store.mark_dirty(generation)?;
     }
     store.collect_garbage(2)?;
+    save_stat_cache(&mut store, &stat_rows, &stat_forget);
     mark("publish", &mut phases);
     push(&mut cache, &store, generation, &summary, &mut phases);
     summary.cache = cache;
@@ -896,6 +981,109 @@ pub fn index(
     summary.db_bytes = store.size_bytes();
     store.set_generation_stats(generation, &summary_json(&summary))?;
     Ok(summary)
+}
+
+/// What a run needs from the store before reading files.
+struct StoredState {
+    active: i64,
+    /// Every file version of the published generations, each once: a pulled generation's first,
+    /// then the active one's, then the others' (newest first).
+    versions: Vec<sextant_store::FileInfo>,
+    /// Path -> blob id of the newest clean published generation of HEAD's commit, if any: HEAD's
+    /// blob ids of those paths.
+    committed: FxHashMap<String, String>,
+    /// The stat cache: path -> (stat when hashed, blob id, clock of the run that hashed it).
+    stat_cache: FxHashMap<String, (sextant_vfs::FileStat, String, i64)>,
+}
+
+fn stored_state(
+    store: &Store,
+    pulled: Option<i64>,
+    head_commit: Option<&str>,
+) -> Result<StoredState> {
+    let active = store.active_generation_id()?;
+    let all_generations = store.generations()?;
+    let head_baseline = all_generations
+        .iter()
+        .find(|g| {
+            g.status == "published"
+                && !g.dirty
+                && g.commit.is_some()
+                && g.commit.as_deref() == head_commit
+        })
+        .map(|g| g.id);
+    let mut generations: Vec<i64> = pulled.into_iter().chain([active]).collect();
+    generations.retain(|&g| g != 0);
+    let rest: Vec<i64> = all_generations
+        .iter()
+        .filter(|g| g.status == "published" && !generations.contains(&g.id))
+        .map(|g| g.id)
+        .collect();
+    generations.extend(rest);
+    let (versions, members) = store.files_of_generations(&generations)?;
+    let committed: FxHashMap<String, String> = match head_baseline {
+        Some(b) => {
+            let ids: rustc_hash::FxHashSet<i64> = members
+                .iter()
+                .filter(|(g, _)| *g == b)
+                .map(|(_, f)| *f)
+                .collect();
+            versions
+                .iter()
+                .filter(|f| ids.contains(&f.id))
+                .map(|f| (f.path.clone(), f.hash.clone()))
+                .collect()
+        }
+        None => FxHashMap::default(),
+    };
+    let stat_cache = store
+        .stat_cache()?
+        .into_iter()
+        .map(|r| {
+            let stat = sextant_vfs::FileStat {
+                size: r.size,
+                mtime_ns: r.mtime_ns,
+                ctime_ns: r.ctime_ns,
+                ino: r.ino,
+                dev: r.dev,
+            };
+            (r.path, (stat, r.hash, r.verified_ns))
+        })
+        .collect();
+    Ok(StoredState {
+        active,
+        versions,
+        committed,
+        stat_cache,
+    })
+}
+
+/// A stat cache row: `path` seen as `stat` had content `hash` when a run that started at `clock`
+/// read it.
+fn stat_row(
+    path: &str,
+    stat: &sextant_vfs::FileStat,
+    hash: &str,
+    clock: i64,
+) -> sextant_store::StatRow {
+    sextant_store::StatRow {
+        path: path.to_string(),
+        size: stat.size,
+        mtime_ns: stat.mtime_ns,
+        ctime_ns: stat.ctime_ns,
+        ino: stat.ino,
+        dev: stat.dev,
+        hash: hash.to_string(),
+        verified_ns: clock,
+    }
+}
+
+/// Records what a run hashed in the stat cache (after publishing: the cache is advisory, so a
+/// failure here is logged, never failing the run).
+fn save_stat_cache(store: &mut Store, rows: &[sextant_store::StatRow], forget: &[String]) {
+    if let Err(e) = store.update_stat_cache(rows, forget) {
+        tracing::warn!(error = %e, "could not update the stat cache");
+    }
 }
 
 /// Pushes a clean published generation to the baseline cache (never failing the run).
@@ -977,8 +1165,13 @@ pub(crate) fn resolution_context(
 }
 
 /// A published generation with exactly `files` (file version ids) and the same resolution
-/// context: (its id, each file's edge set, its stored summary).
-type SameGeneration = (i64, FxHashMap<i64, (i64, Option<i64>)>, serde_json::Value);
+/// context: (its id, each file's edge set, its stored summary, whether it has uncommitted files).
+type SameGeneration = (
+    i64,
+    FxHashMap<i64, (i64, Option<i64>)>,
+    serde_json::Value,
+    bool,
+);
 
 fn same_generation(
     store: &Store,
@@ -1006,7 +1199,7 @@ fn same_generation(
             continue;
         }
         let sets = sets.into_iter().map(|(f, s, h)| (f, (s, h))).collect();
-        return Ok(Some((g.id, sets, stats)));
+        return Ok(Some((g.id, sets, stats, g.dirty)));
     }
     Ok(None)
 }

@@ -586,6 +586,7 @@ impl Repo {
                 size: text.len() as u64,
                 text: text.clone(),
                 lossy: false,
+                stat: None,
             },
             Some(None) => {
                 return Err(Error::Io(format!(

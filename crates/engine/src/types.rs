@@ -18,6 +18,9 @@ pub struct IndexSummary {
     pub files_indexed: u64,
     /// Unchanged file versions reused from the previous generation.
     pub files_reused: u64,
+    /// Files read and hashed by this run; the others' content was known from the stat cache
+    /// (identical stat since they were last hashed, and not racily clean).
+    pub files_hashed: u64,
     pub files_uncommitted: u64,
     /// Bytes of source in the indexed files.
     pub bytes: u64,

@@ -1,8 +1,11 @@
 //! Watching a repository (`sextant watch`, later `sextant serve`): an initial incremental index,
 //! then one incremental re-index per debounced burst of file-system events, until `stop`.
 //!
-//! - Events are debounced (`notify-debouncer-full`) and coalesced: everything that arrives while an
-//!   index runs is queued and produces exactly one follow-up run.
+//! - Events are debounced (a quiet period after the last one) and coalesced: everything that
+//!   arrives while an index runs is queued and produces exactly one follow-up run. A moved HEAD or
+//!   branch (`.git/HEAD`, `.git/refs/heads/**`: a checkout, commit or reset) runs at once: git
+//!   writes the working tree before it moves HEAD, so the batch already holds the tree's changes,
+//!   and a switch to an indexed commit is served without waiting for the quiet period.
 //! - Under `.git/` only `HEAD` and `refs/**` count (a checkout or commit moves the index to the
 //!   branch); the data home and data directory never count (Sextant's own writes), nor do reads,
 //!   metadata-only changes, `node_modules/`, or a Cargo `target/` at the root.
@@ -17,9 +20,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use notify::RecursiveMode;
 use notify::event::{AccessKind, AccessMode, EventKind, ModifyKind};
-use notify_debouncer_full::{DebounceEventResult, DebouncedEvent, new_debouncer};
+use notify::{RecursiveMode, Watcher};
 
 use crate::home::DataDir;
 use crate::{Error, IndexOptions, IndexSummary, LiveIndex, Result};
@@ -147,7 +149,17 @@ fn changes_content(kind: &EventKind) -> bool {
 struct Pending {
     changed: BTreeSet<String>,
     rescan: bool,
+    /// When the first and the last event of the burst arrived (the quiet period counts from
+    /// the last).
     first: Option<Instant>,
+    last: Option<Instant>,
+    /// HEAD or a branch moved: the batch runs without waiting for the quiet period.
+    head_moved: bool,
+}
+
+/// Whether a relevant path is HEAD or a branch (what a checkout, commit or reset moves last).
+fn moves_head(rel: &str) -> bool {
+    rel == ".git/HEAD" || rel.starts_with(".git/refs/heads/")
 }
 
 impl Pending {
@@ -155,49 +167,60 @@ impl Pending {
         self.changed.is_empty() && !self.rescan
     }
 
+    /// Whether the batch should run now: HEAD moved, or `debounce` passed since the last event.
+    fn due(&self, debounce: Duration) -> bool {
+        !self.is_empty() && (self.head_moved || self.last.is_none_or(|t| t.elapsed() >= debounce))
+    }
+
+    /// How long to wait for more events before the batch is due (at most `poll`).
+    fn wait(&self, debounce: Duration, poll: Duration) -> Duration {
+        match self.last {
+            Some(last) if !self.is_empty() => debounce.saturating_sub(last.elapsed()).min(poll),
+            _ => poll,
+        }
+    }
+
     fn add(
         &mut self,
         filter: &Filter,
-        result: DebounceEventResult,
+        result: notify::Result<notify::Event>,
+        time: Instant,
         on_event: &mut impl FnMut(WatchEvent),
     ) {
         match result {
-            Ok(events) => {
-                for DebouncedEvent { event, time } in events {
-                    if event.need_rescan() {
-                        if !self.rescan {
-                            on_event(WatchEvent::Rescan(
-                                "the file-system watcher dropped events".into(),
-                            ));
-                        }
-                        self.rescan = true;
-                        self.first.get_or_insert(time);
-                        continue;
+            Ok(event) => {
+                if event.need_rescan() {
+                    if !self.rescan {
+                        on_event(WatchEvent::Rescan(
+                            "the file-system watcher dropped events".into(),
+                        ));
                     }
-                    if !changes_content(&event.kind) {
-                        continue;
-                    }
-                    let mut any = false;
-                    for p in &event.paths {
-                        if let Some(rel) = filter.relevant(p) {
-                            self.changed.insert(rel);
-                            any = true;
-                        }
-                    }
-                    if any {
-                        self.first = Some(self.first.map_or(time, |f| f.min(time)));
+                    self.rescan = true;
+                    self.first.get_or_insert(time);
+                    self.last = Some(time);
+                    return;
+                }
+                if !changes_content(&event.kind) {
+                    return;
+                }
+                let mut any = false;
+                for p in &event.paths {
+                    if let Some(rel) = filter.relevant(p) {
+                        self.head_moved |= moves_head(&rel);
+                        self.changed.insert(rel);
+                        any = true;
                     }
                 }
+                if any {
+                    self.first = Some(self.first.map_or(time, |f| f.min(time)));
+                    self.last = Some(time);
+                }
             }
-            Err(errors) => {
-                let text = errors
-                    .iter()
-                    .map(|e| e.to_string())
-                    .collect::<Vec<_>>()
-                    .join("; ");
-                on_event(WatchEvent::Rescan(format!("watcher error: {text}")));
+            Err(error) => {
+                on_event(WatchEvent::Rescan(format!("watcher error: {error}")));
                 self.rescan = true;
-                self.first.get_or_insert_with(Instant::now);
+                self.first.get_or_insert(time);
+                self.last = Some(time);
             }
         }
     }
@@ -225,14 +248,15 @@ pub fn watch(
         .unwrap_or_else(crate::home::data_home);
     let cancelled = || stop.load(Ordering::Relaxed);
 
-    // Watch first, so that changes made during the initial run are not lost.
-    let (tx, rx) = mpsc::channel::<DebounceEventResult>();
-    // A fine tick: an event is delivered at most 25 ms after its quiet period ends (the default,
-    // a quarter of the debounce, added ~75 ms to every save-to-publish at 300 ms).
-    let tick = (options.debounce / 4).clamp(Duration::from_millis(1), Duration::from_millis(25));
-    let mut debouncer = new_debouncer(options.debounce, Some(tick), tx)
-        .map_err(|e| Error::Io(format!("cannot watch {}: {e}", root.display())))?;
-    debouncer
+    // Watch first, so that changes made during the initial run are not lost. Raw events: the
+    // quiet period is counted here (a batch is due `debounce` after its last event, or at once
+    // when HEAD moved).
+    let (tx, rx) = mpsc::channel::<(notify::Result<notify::Event>, Instant)>();
+    let mut watcher = notify::recommended_watcher(move |result| {
+        let _ = tx.send((result, Instant::now()));
+    })
+    .map_err(|e| Error::Io(format!("cannot watch {}: {e}", root.display())))?;
+    watcher
         .watch(&root, RecursiveMode::Recursive)
         .map_err(|e| Error::Io(format!("cannot watch {}: {e}", root.display())))?;
 
@@ -272,11 +296,13 @@ pub fn watch(
                     changed,
                     latency: first.map(|f| f.elapsed()),
                 });
-                // Once the change is visible and reported: collect what the update replaced.
-                if let Some(index) = live.as_mut()
-                    && let Err(e) = index.collect_garbage()
-                {
-                    on_event(WatchEvent::Error(e.to_string()));
+                // Once the change is visible and reported: collect what the update replaced, and
+                // build what a switch left for later (the resolver).
+                if let Some(index) = live.as_mut() {
+                    if let Err(e) = index.collect_garbage() {
+                        on_event(WatchEvent::Error(e.to_string()));
+                    }
+                    index.prepare();
                 }
                 true
             }
@@ -299,7 +325,7 @@ pub fn watch(
         None,
         &mut on_event,
     ) {
-        debouncer.stop();
+        drop(watcher);
         return Ok(());
     }
     // After the first run the data directory exists, so its canonical path is known too (events
@@ -308,12 +334,16 @@ pub fn watch(
     on_event(WatchEvent::Watching);
 
     let mut pending = Pending::default();
+    let poll = Duration::from_millis(50);
     loop {
         if cancelled() {
             break;
         }
-        match rx.recv_timeout(Duration::from_millis(50)) {
-            Ok(result) => pending.add(&filter, result, &mut on_event),
+        let wait = pending
+            .wait(options.debounce, poll)
+            .max(Duration::from_millis(1));
+        match rx.recv_timeout(wait) {
+            Ok((result, time)) => pending.add(&filter, result, time, &mut on_event),
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 on_event(WatchEvent::Error("the file-system watcher stopped".into()));
@@ -321,10 +351,10 @@ pub fn watch(
             }
         }
         // Coalesce whatever else is already queued.
-        while let Ok(result) = rx.try_recv() {
-            pending.add(&filter, result, &mut on_event);
+        while let Ok((result, time)) = rx.try_recv() {
+            pending.add(&filter, result, time, &mut on_event);
         }
-        if pending.is_empty() {
+        if !pending.due(options.debounce) {
             continue;
         }
         let batch = std::mem::take(&mut pending);
@@ -344,7 +374,7 @@ pub fn watch(
         }
         on_event(WatchEvent::Watching);
     }
-    debouncer.stop();
+    drop(watcher);
     Ok(())
 }
 
@@ -389,11 +419,8 @@ mod tests {
         );
     }
 
-    fn event(kind: EventKind, path: &str) -> DebouncedEvent {
-        DebouncedEvent {
-            event: notify::Event::new(kind).add_path(PathBuf::from(path)),
-            time: Instant::now(),
-        }
+    fn event(kind: EventKind, path: &str) -> notify::Result<notify::Event> {
+        Ok(notify::Event::new(kind).add_path(PathBuf::from(path)))
     }
 
     #[test]
@@ -403,40 +430,78 @@ mod tests {
         let mut seen = Vec::new();
         let mut on_event = |e: WatchEvent| seen.push(format!("{e:?}"));
         let mut pending = Pending::default();
+        let now = Instant::now();
         let modify = EventKind::Modify(ModifyKind::Data(DataChange::Any));
-        pending.add(&f, Ok(vec![event(modify, "/r/a.py")]), &mut on_event);
-        pending.add(
-            &f,
-            Ok(vec![
-                event(modify, "/r/a.py"),
-                event(EventKind::Create(CreateKind::File), "/r/b.py"),
-                event(
-                    EventKind::Access(AccessKind::Open(AccessMode::Any)),
-                    "/r/c.py",
-                ),
-                event(modify, "/r/.git/index"),
-            ]),
-            &mut on_event,
-        );
+        pending.add(&f, event(modify, "/r/a.py"), now, &mut on_event);
+        for e in [
+            event(modify, "/r/a.py"),
+            event(EventKind::Create(CreateKind::File), "/r/b.py"),
+            event(
+                EventKind::Access(AccessKind::Open(AccessMode::Any)),
+                "/r/c.py",
+            ),
+            event(modify, "/r/.git/index"),
+        ] {
+            pending.add(&f, e, now, &mut on_event);
+        }
         assert_eq!(pending.changed.iter().collect::<Vec<_>>(), ["a.py", "b.py"]);
-        assert!(!pending.rescan && pending.first.is_some());
+        assert!(!pending.rescan && pending.first.is_some() && !pending.head_moved);
 
         let mut rescan = Pending::default();
-        let dropped = DebouncedEvent {
-            event: notify::Event::new(EventKind::Other).set_flag(Flag::Rescan),
-            time: Instant::now(),
-        };
-        rescan.add(&f, Ok(vec![dropped]), &mut on_event);
+        let dropped = Ok(notify::Event::new(EventKind::Other).set_flag(Flag::Rescan));
+        rescan.add(&f, dropped, now, &mut on_event);
         assert!(rescan.rescan && !rescan.is_empty());
         let mut failed = Pending::default();
         failed.add(
             &f,
-            Err(vec![notify::Error::generic("queue overflow")]),
+            Err(notify::Error::generic("queue overflow")),
+            now,
             &mut on_event,
         );
         assert!(failed.rescan);
         assert_eq!(seen.len(), 2, "{seen:?}");
         assert!(seen.iter().all(|s| s.starts_with("Rescan(")), "{seen:?}");
+    }
+
+    #[test]
+    fn a_batch_is_due_after_the_quiet_period_or_at_once_when_head_moves() {
+        use notify::event::{DataChange, RenameMode};
+        let f = filter();
+        let mut on_event = |_: WatchEvent| {};
+        let debounce = Duration::from_secs(3600);
+        let modify = EventKind::Modify(ModifyKind::Data(DataChange::Any));
+        let mut pending = Pending::default();
+        assert!(!pending.due(debounce));
+        pending.add(&f, event(modify, "/r/a.py"), Instant::now(), &mut on_event);
+        assert!(!pending.due(debounce), "an edit waits for the quiet period");
+        assert!(pending.due(Duration::ZERO));
+        assert!(pending.wait(debounce, Duration::from_millis(50)) <= Duration::from_millis(50));
+        // git renames HEAD.lock onto HEAD (or a branch's ref) after writing the working tree.
+        let rename = EventKind::Modify(ModifyKind::Name(RenameMode::To));
+        pending.add(
+            &f,
+            event(rename, "/r/.git/HEAD"),
+            Instant::now(),
+            &mut on_event,
+        );
+        assert!(pending.head_moved && pending.due(debounce));
+        let mut commit = Pending::default();
+        commit.add(
+            &f,
+            event(rename, "/r/.git/refs/heads/main"),
+            Instant::now(),
+            &mut on_event,
+        );
+        assert!(commit.due(debounce));
+        // A remote-tracking ref (a fetch) waits like any other change.
+        let mut fetch = Pending::default();
+        fetch.add(
+            &f,
+            event(rename, "/r/.git/refs/remotes/origin/main"),
+            Instant::now(),
+            &mut on_event,
+        );
+        assert!(!fetch.is_empty() && !fetch.due(debounce));
     }
 
     #[test]

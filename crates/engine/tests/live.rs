@@ -660,3 +660,89 @@ fn adding_and_removing_definitions_patches_the_resolver_and_equals_a_full_index(
         seen[2]
     );
 }
+
+#[test]
+fn switching_between_indexed_commits_serves_their_baselines_and_edits_still_patch() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    write(&root, "app/__init__.py", "");
+    write(
+        &root,
+        "app/a.py",
+        "def first_only():\n    pass\n\ndef shared():\n    pass\n",
+    );
+    write(
+        &root,
+        "app/b.py",
+        "from app.a import shared\n\ndef use():\n    shared()\n",
+    );
+    write(&root, "app/c.py", "def untouched():\n    pass\n");
+    git(&root, &["init", "-q", "-b", "main"]);
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-qm", "one"]);
+    let mut live = LiveIndex::open(&root, &options(home.path())).unwrap();
+    // A second commit (an edit, an addition, a deletion), indexed through the live index.
+    let changes = ["app/a.py", "app/c.py", "app/d.py"];
+    write(
+        &root,
+        "app/a.py",
+        "def second_only():\n    pass\n\ndef shared():\n    pass\n",
+    );
+    write(
+        &root,
+        "app/d.py",
+        "from app.a import second_only\n\ndef more():\n    second_only()\n",
+    );
+    std::fs::remove_file(root.join("app/c.py")).unwrap();
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-qm", "two"]);
+    let paths: Vec<PathBuf> = changes.iter().map(PathBuf::from).collect();
+    live.update(&paths).unwrap();
+    check_equal(home.path(), &root, "second commit");
+    for round in 0..3 {
+        for (rev, present, absent) in [
+            ("HEAD~1", "first_only", "second_only"),
+            ("main", "second_only", "first_only"),
+        ] {
+            git(&root, &["checkout", "-q", rev]);
+            let u = live.update(&paths).unwrap();
+            let what = format!("round {round}, checkout {rev}");
+            assert_eq!(u.full, None, "{what}: not a switch: {u:?}");
+            let summary = u.summary.as_ref().unwrap();
+            assert!(summary.reused_generation.is_some(), "{what}: {u:?}");
+            assert_eq!(summary.files_uncommitted, 0, "{what}");
+            let repo = Repo::open_in(home.path(), &root).unwrap();
+            let names = |name: &str| {
+                repo.search(name, &sextant_engine::SearchOptions::default())
+                    .unwrap()
+                    .iter()
+                    .any(|h| h.symbol.name == name)
+            };
+            assert!(names(present) && !names(absent), "{what}");
+            check_equal(home.path(), &root, &what);
+        }
+    }
+    // After a switch, an edit that keeps the file's shape still patches the resolver.
+    let text = std::fs::read_to_string(root.join("app/b.py")).unwrap();
+    write(
+        &root,
+        "app/b.py",
+        &text.replace("    shared()\n", "    shared()\n    shared()\n"),
+    );
+    let u = live.update(&[PathBuf::from("app/b.py")]).unwrap();
+    assert!(u.resolver_patched, "{u:?}");
+    check_equal(home.path(), &root, "edit after switches");
+    // A checkout to a commit never indexed runs the pipeline.
+    git(&root, &["add", "-A"]);
+    git(&root, &["commit", "-qm", "three"]);
+    git(&root, &["checkout", "-q", "HEAD~2"]);
+    write(&root, "app/c.py", "def untouched():\n    return 2\n");
+    let u = live.update(&[PathBuf::from("app/c.py")]).unwrap();
+    assert_eq!(
+        u.full.as_deref(),
+        Some("HEAD moved"),
+        "a dirty tree is no baseline"
+    );
+    check_equal(home.path(), &root, "dirty checkout");
+}

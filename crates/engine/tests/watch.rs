@@ -36,6 +36,8 @@ enum Seen {
         generation: i64,
         trigger: WatchTrigger,
         changed: Vec<String>,
+        /// The generation whose resolution it shares (a switch to an indexed commit).
+        shared: Option<i64>,
     },
     Error(String),
 }
@@ -78,6 +80,7 @@ impl Watching {
                                 generation: summary.generation,
                                 trigger,
                                 changed,
+                                shared: summary.reused_generation,
                             },
                             WatchEvent::Error(e) => Seen::Error(e),
                             WatchEvent::Watching | WatchEvent::Rescan(_) => return,
@@ -107,10 +110,34 @@ impl Watching {
                     generation,
                     trigger,
                     changed,
+                    ..
                 }) => return (generation, trigger, changed),
                 Ok(Seen::Error(e)) => panic!("index run failed: {e}"),
                 Ok(Seen::Indexing) => {}
                 Err(e) => panic!("no generation published within {TIMEOUT:?}: {e}"),
+            }
+        }
+    }
+
+    /// The next published generation of `commit`, and the generation whose resolution it shares.
+    fn next_of_commit(&self, commit: &str) -> (i64, Option<i64>) {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.rx.recv_timeout(left) {
+                Ok(Seen::Indexed {
+                    generation, shared, ..
+                }) => {
+                    let status = sextant_engine::status_in(&self.home, &self.dir, 0).unwrap();
+                    if status.generation == Some(generation)
+                        && status.graph_commit.as_deref() == Some(commit)
+                    {
+                        return (generation, shared);
+                    }
+                }
+                Ok(Seen::Error(e)) => panic!("index run failed: {e}"),
+                Ok(Seen::Indexing) => {}
+                Err(e) => panic!("no generation of {commit} within {TIMEOUT:?}: {e}"),
             }
         }
     }
@@ -241,6 +268,68 @@ fn watch_reindexes_edits_new_and_deleted_files_commits_and_checkouts_but_not_its
     // Quiet, although every run above wrote the database and read every file.
     w.assert_settles();
 
+    w.stop();
+}
+
+#[test]
+fn checking_out_indexed_commits_back_and_forth_serves_each_ones_baseline() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("repo");
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    git(&dir, &["init", "-q", "-b", "main"]);
+    let write = |rel: &str, text: &str| std::fs::write(dir.join(rel), text).unwrap();
+    write("src/a.py", "def first_commit_only():\n    return 1\n");
+    write(
+        "src/b.py",
+        "from src.a import first_commit_only\n\ndef caller():\n    first_commit_only()\n",
+    );
+    write("src/c.py", "def stays():\n    return 3\n");
+    git(&dir, &["add", "."]);
+    git(&dir, &["commit", "-q", "-m", "one"]);
+    let dir = dir.canonicalize().unwrap();
+    let one = git(&dir, &["rev-parse", "HEAD"]).trim().to_string();
+
+    let w = Watching::start(&dir, &home);
+    w.next_indexed();
+    write("src/a.py", "def second_commit_only():\n    return 2\n");
+    write(
+        "src/b.py",
+        "from src.a import second_commit_only\n\ndef caller():\n    second_commit_only()\n",
+    );
+    write("src/d.py", "def added_in_two():\n    return 4\n");
+    git(&dir, &["add", "-A"]);
+    git(&dir, &["commit", "-q", "-m", "two"]);
+    let two = git(&dir, &["rev-parse", "HEAD"]).trim().to_string();
+    w.next_of_commit(&two);
+    for round in 0..3 {
+        for (rev, commit, present, absent) in [
+            (
+                one.as_str(),
+                &one,
+                "first_commit_only",
+                "second_commit_only",
+            ),
+            ("main", &two, "second_commit_only", "first_commit_only"),
+        ] {
+            git(&dir, &["checkout", "-q", rev]);
+            let (generation, shared) = w.next_of_commit(commit);
+            assert!(
+                shared.is_some(),
+                "round {round}, {rev}: not served from its baseline"
+            );
+            let repo = Repo::open_in(&home, &dir).unwrap();
+            assert!(repo.generation() >= generation);
+            assert!(
+                defines(&repo, present) && !defines(&repo, absent),
+                "round {round}, {rev}"
+            );
+            assert!(defines(&repo, "stays"));
+            assert_eq!(defines(&repo, "added_in_two"), commit == &two);
+        }
+    }
+    assert_full_index(&home, &dir, "after the switches");
+    w.assert_settles();
     w.stop();
 }
 

@@ -62,9 +62,30 @@ impl OpenRepo {
         })
     }
 
+    /// The repository whose working tree contains `path` (found upwards, like [`discover`]),
+    /// opened once.
+    pub fn discover(path: &Path) -> Option<OpenRepo> {
+        let repo = gix::discover(path).ok()?;
+        let workdir = repo.workdir()?.to_path_buf();
+        Some(OpenRepo {
+            repo: repo.into_sync(),
+            workdir,
+        })
+    }
+
+    /// The working tree.
+    pub fn workdir(&self) -> &Path {
+        &self.workdir
+    }
+
     /// HEAD as it is now (references are read again on every call).
     pub fn head(&self) -> Result<HeadInfo, GitError> {
         head_of(&self.repo.to_thread_local(), &self.workdir)
+    }
+
+    /// [`head_blobs`] of this repository.
+    pub fn head_blobs(&self) -> Result<HashMap<String, String>, GitError> {
+        head_blobs_of(&self.repo.to_thread_local())
     }
 }
 
@@ -84,7 +105,10 @@ fn head_of(repo: &gix::Repository, workdir: &Path) -> Result<HeadInfo, GitError>
 /// Path (`/`-separated, relative to the working tree) → blob id (hex) for every file in HEAD's tree.
 /// Empty for an unborn branch.
 pub fn head_blobs(workdir: &Path) -> Result<HashMap<String, String>, GitError> {
-    let repo = gix::open(workdir).map_err(err)?;
+    head_blobs_of(&gix::open(workdir).map_err(err)?)
+}
+
+fn head_blobs_of(repo: &gix::Repository) -> Result<HashMap<String, String>, GitError> {
     let Ok(tree) = repo.head_tree() else {
         return Ok(HashMap::new());
     };

@@ -52,7 +52,6 @@ const ALLOWED: &[(&str, &[&str], &[&str])] = &[
             "thiserror",
             "tracing",
             "notify",
-            "notify-debouncer-full",
         ],
         &[
             "model", "lang", "extract", "resolve", "graph", "search", "store", "vfs", "git", "scip",

@@ -13,6 +13,7 @@ mod read;
 mod rows;
 mod schema;
 mod search_filters;
+mod stat_cache;
 mod workspaces;
 mod write;
 
@@ -36,6 +37,7 @@ pub use schema::SCHEMA_VERSION;
 pub use search_filters::{
     Bounds, CALL_EDGE_KINDS, CallDegrees, Degree, FilterCandidate, GraphFilters, TextMatcher,
 };
+pub use stat_cache::StatRow;
 pub use workspaces::{WORKSPACE_STATUS, WorkspaceFileRow, WorkspaceRow};
 pub use write::{BASELINE_COMMITS, FileBatch, GenFile, GenerationBuilder, IdRanges, Reused};
 
@@ -99,6 +101,10 @@ impl Store {
         store
             .conn
             .execute_batch(pins::PINS_TABLE)
+            .map_err(|e| wrap(path, e))?;
+        store
+            .conn
+            .execute_batch(stat_cache::STAT_CACHE_TABLE)
             .map_err(|e| wrap(path, e))?;
         Ok(store)
     }

@@ -106,3 +106,143 @@ impl Store {
         Ok((edges, unresolved))
     }
 }
+
+impl Store {
+    /// What the resolver needs of the file versions `files` (the live index loads only the
+    /// versions it does not hold when it moves to another generation); per file in id order.
+    pub fn file_facts(&self, files: &[i64]) -> Result<crate::Reused> {
+        use sextant_model::{NodeKind, RefKind};
+        let c = &self.conn;
+        let run = || -> rusqlite::Result<crate::Reused> {
+            let mut out = crate::Reused {
+                nodes: Vec::new(),
+                refs: Vec::new(),
+                imports: Vec::new(),
+                bindings: Vec::new(),
+            };
+            let mut nodes = c.prepare_cached(
+                "SELECT id, file_id, kind, name, qname, parent_id, modifiers, type_text
+                 FROM nodes WHERE file_id = ?1 ORDER BY id",
+            )?;
+            let mut refs = c.prepare_cached(
+                "SELECT id, file_id, src_id, kind, name, receiver, implementor
+                 FROM refs WHERE file_id = ?1 ORDER BY id",
+            )?;
+            let mut imports = c.prepare_cached(
+                "SELECT id, file_id, src_id, source, name, alias, wildcard
+                 FROM imports WHERE file_id = ?1 ORDER BY id",
+            )?;
+            let mut bindings = c.prepare_cached(
+                "SELECT file_id, scope_id, name, type_text, value, line
+                 FROM bindings WHERE file_id = ?1 ORDER BY rowid",
+            )?;
+            for &file in files {
+                for row in nodes.query_map([file], |r| {
+                    let kind: String = r.get(2)?;
+                    Ok(crate::ResolveNode {
+                        id: r.get(0)?,
+                        file_id: r.get(1)?,
+                        kind: NodeKind::parse(&kind).unwrap_or(NodeKind::Variable),
+                        name: r.get(3)?,
+                        qname: r.get(4)?,
+                        parent_id: r.get(5)?,
+                        modifiers: r.get(6)?,
+                        type_text: r.get(7)?,
+                    })
+                })? {
+                    out.nodes.push(row?);
+                }
+                for row in refs.query_map([file], |r| {
+                    let kind: String = r.get(3)?;
+                    Ok(crate::ResolveRef {
+                        id: r.get(0)?,
+                        file_id: r.get(1)?,
+                        src_id: r.get(2)?,
+                        kind: RefKind::parse(&kind).unwrap_or(RefKind::Read),
+                        name: r.get(4)?,
+                        receiver: r.get(5)?,
+                        implementor: r.get(6)?,
+                    })
+                })? {
+                    out.refs.push(row?);
+                }
+                for row in imports.query_map([file], |r| {
+                    Ok(crate::ResolveImport {
+                        id: r.get(0)?,
+                        file_id: r.get(1)?,
+                        src_id: r.get(2)?,
+                        source: r.get(3)?,
+                        name: r.get(4)?,
+                        alias: r.get(5)?,
+                        wildcard: r.get(6)?,
+                    })
+                })? {
+                    out.imports.push(row?);
+                }
+                for row in bindings.query_map([file], |r| {
+                    Ok(crate::BindingRow {
+                        file_id: r.get(0)?,
+                        scope_id: r.get(1)?,
+                        name: r.get(2)?,
+                        type_text: r.get(3)?,
+                        value: r.get(4)?,
+                        line: r.get(5)?,
+                    })
+                })? {
+                    out.bindings.push(row?);
+                }
+            }
+            Ok(out)
+        };
+        run().map_err(|e| self.err(e))
+    }
+
+    /// The edges and unresolved references of the edge sets `sets`, given as `(file version,
+    /// edge set)`: each row with the file version whose set holds it.
+    pub fn sets_resolution(
+        &self,
+        sets: &[(i64, i64)],
+    ) -> Result<(Vec<StoredEdge>, Vec<StoredUnresolved>)> {
+        let c = &self.conn;
+        let run = || -> rusqlite::Result<(Vec<StoredEdge>, Vec<StoredUnresolved>)> {
+            let mut edges = Vec::new();
+            let mut unresolved = Vec::new();
+            let mut e_stmt = c.prepare_cached(
+                "SELECT src, dst, kind, provenance, confidence, rule, ref_id, import_id
+                 FROM edges WHERE set_id = ?1",
+            )?;
+            let mut u_stmt = c.prepare_cached(
+                "SELECT ref_id, reason, candidates FROM unresolved WHERE set_id = ?1",
+            )?;
+            for &(file, set) in sets {
+                for row in e_stmt.query_map([set], |r| {
+                    Ok(StoredEdge {
+                        file_id: file,
+                        src: r.get(0)?,
+                        dst: r.get(1)?,
+                        kind: r.get(2)?,
+                        provenance: r.get(3)?,
+                        confidence: r.get(4)?,
+                        rule: r.get(5)?,
+                        ref_id: r.get(6)?,
+                        import_id: r.get(7)?,
+                    })
+                })? {
+                    edges.push(row?);
+                }
+                for row in u_stmt.query_map([set], |r| {
+                    Ok(StoredUnresolved {
+                        file_id: file,
+                        ref_id: r.get(0)?,
+                        reason: r.get(1)?,
+                        candidates: r.get(2)?,
+                    })
+                })? {
+                    unresolved.push(row?);
+                }
+            }
+            Ok((edges, unresolved))
+        };
+        run().map_err(|e| self.err(e))
+    }
+}

@@ -44,9 +44,14 @@ pub struct PinRow {
 }
 
 pub(crate) fn has_pins_table(c: &rusqlite::Connection) -> rusqlite::Result<bool> {
+    table_exists(c, "pins")
+}
+
+/// Whether an (additive) table exists.
+pub(crate) fn table_exists(c: &rusqlite::Connection, name: &str) -> rusqlite::Result<bool> {
     c.query_row(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'pins'",
-        [],
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+        [name],
         |_| Ok(()),
     )
     .optional()

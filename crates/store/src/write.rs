@@ -150,6 +150,12 @@ impl Store {
                 }
                 stale.push(id);
             }
+            // Nothing to collect: the sweeps below would find nothing either (file versions and
+            // edge sets lose their last generation only when one is collected here), and they
+            // scan whole tables.
+            if stale.is_empty() {
+                return Ok(());
+            }
             // Edge sets of the collected generations that no remaining generation shares.
             c.execute_batch(
                 "CREATE TEMP TABLE IF NOT EXISTS dead_sets(id INTEGER PRIMARY KEY);

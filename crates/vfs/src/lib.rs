@@ -5,9 +5,11 @@
 mod confine;
 mod read;
 mod skip;
+mod stat;
 mod walk;
 
 pub use confine::{ConfineError, confine};
 pub use read::{ReadError, SourceFile, blob_id, read_source};
 pub use skip::{SkipReason, is_secret_path};
+pub use stat::{FileStat, RACY_WINDOW_NS, clock_ns};
 pub use walk::{Skipped, Walk, WalkConfig, WalkedFile, walk};

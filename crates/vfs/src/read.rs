@@ -18,6 +18,8 @@ pub struct SourceFile {
     pub size: u64,
     /// Some bytes were not valid UTF-8 and were replaced.
     pub lossy: bool,
+    /// The stat of the file read, taken before reading (`None` for texts not read from disk).
+    pub stat: Option<crate::FileStat>,
 }
 
 /// Why a file could not be read as source.
@@ -130,6 +132,7 @@ pub fn read_source(
         hash,
         size,
         lossy,
+        stat: crate::FileStat::of(&meta),
     })
 }
 

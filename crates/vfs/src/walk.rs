@@ -38,6 +38,8 @@ pub struct WalkedFile {
     pub path: RepoPath,
     pub abs: PathBuf,
     pub size: u64,
+    /// The file's stat as the walk saw it (`None` for manifests and where unsupported).
+    pub stat: Option<crate::FileStat>,
 }
 
 /// A file found but not indexed.
@@ -196,6 +198,7 @@ fn classify(
                 path,
                 abs: entry.path().to_path_buf(),
                 size,
+                stat: None,
             });
         } else {
             out.ignored_files += 1;
@@ -210,8 +213,8 @@ fn classify(
         record(out, SkipReason::Special, 0);
         return Continue;
     }
-    let size = match entry.metadata() {
-        Ok(meta) => meta.len(),
+    let (size, stat) = match entry.metadata() {
+        Ok(meta) => (meta.len(), crate::FileStat::of(&meta)),
         Err(_) => {
             record(out, SkipReason::Unreadable, 0);
             return Continue;
@@ -229,6 +232,7 @@ fn classify(
         path,
         abs: entry.path().to_path_buf(),
         size,
+        stat,
     });
     Continue
 }
