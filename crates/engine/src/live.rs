@@ -72,6 +72,28 @@ struct LiveFile {
     unresolved: Vec<resolve::Unresolved>,
     /// `edges` by (kind, provenance) and `unresolved` by reason, for the generation's summary.
     tally: Tally,
+    /// Hashes of the names its references use (built on first need): which files may resolve
+    /// differently when definitions so named appear or vanish, without hashing every reference
+    /// of the repository on each edit.
+    ref_names: std::sync::OnceLock<FxHashSet<u64>>,
+}
+
+/// The hash [`LiveFile::refers_to_any`] compares names by.
+fn name_hash(name: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    name.hash(&mut h);
+    h.finish()
+}
+
+impl LiveFile {
+    /// Whether a reference of this file uses one of the names hashed in `names`.
+    fn refers_to_any(&self, names: &[u64]) -> bool {
+        let own = self
+            .ref_names
+            .get_or_init(|| self.refs.iter().map(|r| name_hash(&r.name)).collect());
+        names.iter().any(|n| own.contains(n))
+    }
 }
 
 #[derive(Default)]
@@ -754,7 +776,8 @@ impl LiveIndex {
         Ok(live)
     }
 
-    /// Compiles the queries of the languages present now, not on the first edit of each.
+    /// Compiles the queries of the languages present now and hashes the files' reference names,
+    /// not on the first edit.
     fn prepare_languages(&self) {
         let mut languages: Vec<Arc<Language>> = Vec::new();
         for f in self.files.values() {
@@ -764,6 +787,11 @@ impl LiveIndex {
         }
         languages.par_iter().for_each(|l| {
             let _ = sextant_extract::prepare(l);
+        });
+        // And the files' reference names, so the first edit does not hash them all.
+        let files: Vec<&LiveFile> = self.files.values().collect();
+        files.par_iter().for_each(|f| {
+            f.refers_to_any(&[]);
         });
     }
 
@@ -941,6 +969,7 @@ impl LiveIndex {
             edges: Vec::new(),
             unresolved: Vec::new(),
             tally: Tally::default(),
+            ref_names: Default::default(),
         })
     }
 
@@ -1606,6 +1635,7 @@ impl LiveIndex {
                     edges: Vec::new(),
                     unresolved: Vec::new(),
                     tally: Tally::default(),
+                    ref_names: Default::default(),
                 },
             );
         }
@@ -1678,6 +1708,7 @@ impl LiveIndex {
         let names = changed_names.unwrap_or(names);
 
         // The files this change can affect.
+        let name_hashes: Vec<u64> = names.iter().map(|n| name_hash(n)).collect();
         let mut affected: FxHashSet<i64> = fresh.clone();
         if let Some(pointing) = pointing {
             // A patch: the tables are the same but for ids, so what can change is what pointed
@@ -1686,9 +1717,7 @@ impl LiveIndex {
             affected.extend(pointing);
             if names_matter && !names.is_empty() {
                 for f in self.files.values() {
-                    if !affected.contains(&f.ctx.id)
-                        && f.refs.iter().any(|r| names.contains(&r.name))
-                    {
+                    if !affected.contains(&f.ctx.id) && f.refers_to_any(&name_hashes) {
                         affected.insert(f.ctx.id);
                     }
                 }
@@ -1723,7 +1752,7 @@ impl LiveIndex {
             }
             let mut hit = f.edges.iter().any(|e| old_nodes.contains(&e.dst));
             if !hit && names_matter && !names.is_empty() {
-                hit = f.refs.iter().any(|r| names.contains(&r.name));
+                hit = f.refers_to_any(&name_hashes);
             }
             if !hit && !patched {
                 // Import edges that came out different (after a patch, only those pointing
