@@ -233,6 +233,10 @@ struct Built {
     changed_names: Option<FxHashSet<String>>,
 }
 
+/// Free places after each file's run of the resolver's symbol table: an edit adding up to this
+/// many definitions to a file moves no other position (see `resolve::Resolver::replace_file`).
+const SPARE_PLACES: usize = 8;
+
 /// Builds the resolver's tables from memory, in path order (as the full pipeline feeds them),
 /// and resolves imports, out-of-line members, inheritance and overrides.
 fn build_resolver(
@@ -269,7 +273,8 @@ fn build_resolver(
         );
     }
     mark("resolver.flatten", phases);
-    let resolver = resolve::Resolver::new(r_files, r_symbols, rules.to_vec());
+    let resolver =
+        resolve::Resolver::with_spare_places(r_files, r_symbols, rules.to_vec(), SPARE_PLACES);
     mark("resolver.new", phases);
     let mut resolver = resolver
         .with_bindings(r_bindings)

@@ -617,11 +617,12 @@ fn adding_and_removing_definitions_patches_the_resolver_and_equals_a_full_index(
         format!("class Base:\n    def run(self):\n        pass\n{more}\ndef g():\n    pass\n")
     };
     write(&root, "app/b.py", &b(""));
-    write(
-        &root,
-        "app/c.py",
-        "from app.b import Base\n\nclass Child(Base):\n    def helper(self):\n        pass\n",
-    );
+    let c = |more: &str| {
+        format!(
+            "from app.b import Base, g\n\nclass Child(Base):\n    def helper(self):\n        pass\n\ndef use_g():\n    g(){more}\n"
+        )
+    };
+    write(&root, "app/c.py", &c(""));
     git(&root, &["init", "-q", "-b", "main"]);
     let mut live = LiveIndex::open(&root, &options(home.path())).unwrap();
     let steps = [
@@ -639,7 +640,18 @@ fn adding_and_removing_definitions_patches_the_resolver_and_equals_a_full_index(
         assert!(u.resolver_patched, "step {i}: {u:?}");
         check_equal(home.path(), &root, &format!("step {i}"));
         seen.push(dump(home.path(), &root).0);
+        // c.py resolved again: its import of `g`, which moved in b.py's run, still binds it.
+        write(&root, "app/c.py", &c(&format!("\n    # {i}")));
+        let u = live.update(&[root.join("app/c.py")]).unwrap();
+        assert!(u.resolver_patched, "step {i}, c.py: {u:?}");
+        check_equal(home.path(), &root, &format!("step {i}, c.py"));
     }
+    assert!(
+        seen.iter().all(|edges| edges
+            .iter()
+            .any(|e| e.contains("app.c.use_g") && e.contains("app.b.g"))),
+        "{seen:#?}"
+    );
     let has =
         |edges: &[String], a: &str, b: &str| edges.iter().any(|e| e.contains(a) && e.contains(b));
     assert!(has(&seen[0], "app.a.use", "app.b.extra"), "{:#?}", seen[0]);

@@ -36,8 +36,51 @@ pub(crate) struct Index {
     pub family: Vec<u16>,
 }
 
+/// A spare place of the symbol table (after a file's run, for definitions a patch adds): in no
+/// index, and of a kind nothing iterating the table looks at.
+pub(crate) fn spare() -> Symbol {
+    Symbol {
+        id: 0,
+        file: -1,
+        kind: sextant_model::NodeKind::Variable,
+        name: String::new(),
+        qname: String::new(),
+        parent: None,
+        declaration: true,
+        type_text: None,
+    }
+}
+
+pub(crate) fn is_spare(s: &Symbol) -> bool {
+    s.id == 0 && s.file == -1
+}
+
 impl Index {
-    pub fn build(files: Vec<FileCtx>, symbols: Vec<Symbol>, rules: Vec<LangRules>) -> Index {
+    /// Indexes `symbols` (grouped by file, files in order), with `spare` spare places after each
+    /// file's run.
+    pub fn build(
+        files: Vec<FileCtx>,
+        symbols: Vec<Symbol>,
+        rules: Vec<LangRules>,
+        spare_places: usize,
+    ) -> Index {
+        let symbols = if spare_places == 0 {
+            symbols
+        } else {
+            let mut out = Vec::with_capacity(symbols.len() + files.len() * spare_places);
+            let mut run: Option<i64> = None;
+            for s in symbols {
+                if run.is_some_and(|f| f != s.file) {
+                    out.extend(std::iter::repeat_with(spare).take(spare_places));
+                }
+                run = Some(s.file);
+                out.push(s);
+            }
+            if run.is_some() {
+                out.extend(std::iter::repeat_with(spare).take(spare_places));
+            }
+            out
+        };
         let mut families: FxHashMap<String, u16> = FxHashMap::default();
         let family_of_lang: Vec<u16> = rules
             .iter()
@@ -80,6 +123,11 @@ impl Index {
         let mut family = Vec::with_capacity(symbols.len());
         for (i, s) in symbols.iter().enumerate() {
             let i = i as u32;
+            if is_spare(s) {
+                norm.push(String::new());
+                family.push(u16::MAX);
+                continue;
+            }
             by_id.insert(s.id, i);
             by_name.entry(s.name.clone()).or_default().push(i);
             let n = normalize(&s.qname);

@@ -4,9 +4,11 @@
 //!
 //! The old and new definitions are matched in order by (kind, qualified name, declaration flag)
 //! under matched parents ([`match_symbols`]). Matched definitions keep their place in every table
-//! under new ids; the file's run of the symbol table is replaced, so later positions shift by the
-//! difference and every table holding positions is renumbered (an order-preserving renaming, so
-//! each list iterates as a rebuild's would). Definitions that appear or vanish enter or leave the
+//! under new ids; the file's run of the symbol table is replaced. A live index's resolver keeps
+//! spare places after each run ([`Resolver::with_spare_places`]): a run that grows into them
+//! moves nothing else; one that outgrows them shifts every later position and every table holding
+//! positions is renumbered (an order-preserving renaming, so each list iterates as a rebuild's
+//! would). Definitions that appear or vanish enter or leave the
 //! name indexes, unless their name was fixed when the tables were built (an imported name, a name
 //! in an inheritance clause or an out-of-line member's owner: [`PatchError::FixedName`]), which
 //! would change import bindings, hierarchies or out-of-line members elsewhere. Typed bindings
@@ -36,6 +38,8 @@ pub enum PatchError {
     Linked,
     /// The resolver's bindings were not fed in file order.
     BindingOrder,
+    /// The file defined nothing, and now does.
+    NoRun,
 }
 
 /// Old and new definitions of one file paired up.
@@ -154,6 +158,16 @@ impl Resolver {
             .iter()
             .take_while(|s| s.file == old)
             .count();
+        if n_old == 0 && !symbols.is_empty() {
+            // No run to grow in place (where the new one goes is not kept).
+            return Err(PatchError::NoRun);
+        }
+        // Spare places after the run (see `Index::build`): a run that grows into them moves
+        // nothing after it.
+        let slack = self.ix.symbols[first + n_old..]
+            .iter()
+            .take_while(|s| crate::index::is_spare(s))
+            .count();
         let olds = &self.ix.symbols[first..first + n_old];
         let matching = match_symbols(before.node, olds, ctx.node, &symbols);
         let reshaped = !matching.complete();
@@ -227,7 +241,11 @@ impl Resolver {
             self.ix.children.remove(&s.id);
         }
 
-        // Positions after the run shift; matched ones move to their new place.
+        // The run and its spare places are replaced by the new run, padded with spare places
+        // when it fits (then nothing after it moves), else without (then later positions shift).
+        let region_end = end + slack;
+        let fits = n_new <= n_old + slack;
+        let new_region = if fits { n_old + slack } else { n_new };
         let renumber = |p: u32| -> u32 {
             let p = p as usize;
             if p < first {
@@ -235,12 +253,35 @@ impl Resolver {
             } else if p < end {
                 // Only matched definitions are still referenced (checked above).
                 (first + matching.pairs[p - first].unwrap_or(0)) as u32
+            } else if p < region_end {
+                p as u32
             } else {
-                (p + n_new - n_old) as u32
+                (p + new_region - (n_old + slack)) as u32
             }
         };
-        // Without definitions appearing or vanishing the pairing is the identity.
-        if reshaped {
+        // Without definitions appearing or vanishing the pairing is the identity. When the new
+        // run fits, only tables that may hold this file's positions need a look (the name
+        // indexes lost them above and get them again below).
+        if reshaped && fits {
+            for v in self.extra_members.values_mut() {
+                v.iter_mut().for_each(|p| *p = renumber(*p));
+            }
+            self.extra_members = std::mem::take(&mut self.extra_members)
+                .into_iter()
+                .map(|((t, name), v)| ((renumber(t), name), v))
+                .collect();
+            self.owner_of = std::mem::take(&mut self.owner_of)
+                .into_iter()
+                .map(|(m, t)| (renumber(m), renumber(t)))
+                .collect();
+            for b in self.bindings.values_mut() {
+                for t in b.names.values_mut().chain(b.wildcards.iter_mut()) {
+                    if let Target::Symbols(syms) = t {
+                        syms.iter_mut().for_each(|p| *p = renumber(*p));
+                    }
+                }
+            }
+        } else if reshaped {
             let lists = self
                 .ix
                 .by_name
@@ -275,18 +316,29 @@ impl Resolver {
         }
 
         // The new run.
-        let norms: Vec<String> = symbols.iter().map(|s| normalize(&s.qname)).collect();
-        self.ix.norm.splice(first..end, norms);
-        self.ix
-            .family
-            .splice(first..end, std::iter::repeat_n(family, n_new));
+        let pad = new_region - n_new;
+        let norms: Vec<String> = symbols
+            .iter()
+            .map(|s| normalize(&s.qname))
+            .chain(std::iter::repeat_n(String::new(), pad))
+            .collect();
+        self.ix.norm.splice(first..region_end, norms);
+        self.ix.family.splice(
+            first..region_end,
+            std::iter::repeat_n(family, n_new).chain(std::iter::repeat_n(u16::MAX, pad)),
+        );
         let removed_ids: Vec<i64> = self.ix.symbols[first..end]
             .iter()
             .enumerate()
             .filter(|(k, _)| matching.pairs[*k].is_none())
             .map(|(_, s)| s.id)
             .collect();
-        self.ix.symbols.splice(first..end, symbols);
+        self.ix.symbols.splice(
+            first..region_end,
+            symbols
+                .into_iter()
+                .chain(std::iter::repeat_with(crate::index::spare).take(pad)),
+        );
         let sorted_insert = |list: &mut Vec<u32>, p: u32| {
             let at = list.partition_point(|&x| x < p);
             list.insert(at, p);
@@ -564,9 +616,16 @@ mod tests {
         for (k, &p) in &r.ix.by_id {
             out.push(format!("id {k} {}", r.ix.symbols[p as usize].id));
         }
+        let live: Vec<usize> = (0..r.ix.symbols.len())
+            .filter(|&i| !crate::index::is_spare(&r.ix.symbols[i]))
+            .collect();
         out.push(format!(
             "symbols {:?}",
-            r.ix.symbols.iter().map(|s| s.id).collect::<Vec<_>>()
+            live.iter().map(|&i| r.ix.symbols[i].id).collect::<Vec<_>>()
+        ));
+        out.push(format!(
+            "norm {:?}",
+            live.iter().map(|&i| &r.ix.norm[i]).collect::<Vec<_>>()
         ));
         out.sort();
         out
@@ -603,14 +662,23 @@ mod tests {
 
     #[test]
     fn definitions_that_appear_or_vanish_leave_the_tables_a_rebuild_would_build() {
+        // Without spare places (later positions shift), with fewer than the run grows by (they
+        // are outgrown) and with enough (nothing else moves).
+        for spare in [0, 1, 4] {
+            appear_and_vanish(spare);
+        }
+    }
+
+    fn appear_and_vanish(spare: usize) {
         let b = || vec![symbol(21, 2, 20, "g", "b"), symbol(22, 2, 20, "f", "b")];
         let a1 = vec![symbol(11, 1, 10, "f", "a"), symbol(12, 1, 10, "old", "a")];
         let mut symbols = a1.clone();
         symbols.extend(b());
-        let mut r = Resolver::new(
+        let mut r = Resolver::with_spare_places(
             vec![file(1, 10, "a.py"), file(2, 20, "b.py")],
             symbols,
             vec![rules()],
+            spare,
         );
         // `old` vanishes, `new` and a second `g` appear before and after `f`.
         let a2 = vec![
@@ -640,7 +708,7 @@ mod tests {
     fn a_definition_named_like_an_import_is_refused_and_nothing_changes() {
         let mut r = Resolver::new(
             vec![file(1, 10, "a.py"), file(2, 20, "b.py")],
-            vec![symbol(11, 1, 10, "f", "a")],
+            vec![symbol(11, 1, 10, "f", "a"), symbol(21, 2, 20, "g", "b")],
             vec![rules()],
         );
         r.resolve_imports(&[crate::input::Imp {
@@ -669,7 +737,7 @@ mod tests {
             .replace_file(
                 2,
                 file(4, 40, "b.py"),
-                vec![symbol(41, 4, 40, "h", "b")],
+                vec![symbol(41, 4, 40, "g", "b"), symbol(42, 4, 40, "h", "b")],
                 vec![],
             )
             .unwrap();

@@ -128,8 +128,20 @@ fn is_simple_path(text: &str) -> bool {
 impl Resolver {
     /// Builds the indexes.
     pub fn new(files: Vec<FileCtx>, symbols: Vec<Symbol>, rules: Vec<LangRules>) -> Resolver {
+        Self::with_spare_places(files, symbols, rules, 0)
+    }
+
+    /// Builds the indexes with `spare` free places after each file's run of the symbol table, so
+    /// that [`Resolver::replace_file`] can add that many definitions to a file without moving
+    /// any other (a live index's resolver).
+    pub fn with_spare_places(
+        files: Vec<FileCtx>,
+        symbols: Vec<Symbol>,
+        rules: Vec<LangRules>,
+        spare: usize,
+    ) -> Resolver {
         Resolver {
-            ix: Index::build(files, symbols, rules),
+            ix: Index::build(files, symbols, rules, spare),
             bindings: FxHashMap::default(),
             bases: FxHashMap::default(),
             derived: FxHashMap::default(),
