@@ -1049,8 +1049,9 @@ app.models.build (calls)
 /// TypeScript: in an application, an export nothing imports is dead unless `package.json`
 /// publishes its file (an `export { a as b }` clause counts) or the file is loaded with
 /// `import("...")` (with an `export default`, everything in it); default exports, interfaces
-/// declared twice or inside `declare module` (augmentation) and methods named like an interface
-/// member (structural typing) stay unknown; a commented-out call is no use.
+/// declared twice or inside `declare module` (augmentation) and methods named like a used
+/// interface member (structural typing) stay unknown; a method named like a member of an
+/// interface nothing uses (`Dog.walk`, `Walker`) is dead; a commented-out call is no use.
 const TS_RULES: &str = r#"
 //- /package.json
 {"name": "app", "exports": {".": "./dist/src/index.js", "./types": "./dist/src/types.js", "./alias": "./dist/src/alias.js"}}
@@ -1168,9 +1169,10 @@ fn typescript_exports_are_dead_in_an_application_unless_published() {
     check(
         &dead_text(&d),
         "
-candidates 26 entry 0 referenced 9 dead 4 unknown 13 share 0.765
+candidates 26 entry 0 referenced 9 dead 5 unknown 12 share 0.706
   dead    src/greet.Loner.wave                     unreferenced
   dead    src/greet.Walker                         unreferenced
+  dead    src/greet.Dog.walk                       unreferenced
   dead    src/internal.orphanExport                unreferenced
   dead    src/lazy.lazyPrivate                     unreferenced
   unknown src/alias._void                          exported
@@ -1178,8 +1180,7 @@ candidates 26 entry 0 referenced 9 dead 4 unknown 13 share 0.765
   unknown src/augment../types.js.Config            augmentation (src/augment../types.js)
   unknown src/boot.boot                            default_export
   unknown src/greet.Hello.greet                    polymorphic (src/greet.Greeter.greet)
-  unknown src/greet.Dog.walk                       structural (an interface declares a member walk)
-  unknown src/handlers.newConnection               dynamic_import (src/handlers.ts)
+  unknown src/handlers.newConnection               object_member
   unknown src.api                                  exported
   unknown src.publishedButUnused                   exported
   unknown src.later                                exported
@@ -1197,5 +1198,257 @@ candidates 26 entry 0 referenced 9 dead 4 unknown 13 share 0.765
             .any(|i| i.node.qualified_name == "src/internal.orphanExport"),
         "{}",
         dead_text(&d)
+    );
+}
+
+/// Django and dispatch (issue 6, pretix): a form's `clean_<field>` is a hook, its other methods
+/// are the application's; a class named only in settings keeps its methods; a mixin combined with
+/// an outside base keeps its methods; `class Migration` in `migrations/` is an entry point; an
+/// override of a method nothing calls is dead; `other.warm()` inside `warm` is no use of it; a
+/// method named like a member of a used `typing.Protocol` is structural; `getattr(x, "literal")`
+/// is no reflection, `getattr(x, name)` is.
+const DJANGO_RULES: &str = r#"
+//- /app/__init__.py
+//- /app/forms.py
+from django import forms
+
+
+class SignupForm(forms.Form):
+    def clean_email(self):
+        return 1
+
+    def _unused_helper(self):
+        return 2
+//- /app/db.py
+from django.db import models
+
+
+class Router:
+    def db_for_read(self, model):
+        return None
+
+
+class IgnoreMixin:
+    def create_sql(self):
+        return 1
+
+
+class Index(IgnoreMixin, models.Index):
+    pass
+
+
+def make_index():
+    return Index()
+//- /app/settings.py
+DATABASE_ROUTERS = ["app.db.Router"]
+//- /app/migrations/__init__.py
+//- /app/migrations/0001_initial.py
+from django.db import migrations
+
+
+class Migration(migrations.Migration):
+    operations = []
+//- /app/shapes.py
+class Shape:
+    def area(self):
+        return 0
+
+    def describe(self):
+        return self.area()
+
+
+class Square(Shape):
+    def area(self):
+        return 1
+
+
+class Renderer:
+    def render(self):
+        return 1
+
+
+class Fancy(Renderer):
+    def render(self):
+        return 2
+
+
+def build():
+    return Square(), Fancy()
+//- /app/lookup.py
+def fixed(obj):
+    return getattr(obj, "name", None)
+
+
+def _fixed_unused():
+    return 1
+//- /app/limits.py
+from typing import Protocol
+
+
+class Limiter(Protocol):
+    def allowed(self, key):
+        ...
+
+
+class MemoryLimiter:
+    def allowed(self, key):
+        return True
+
+
+class Cache:
+    def warm(self, other):
+        return other.warm()
+
+
+def make_limiter() -> Limiter:
+    return MemoryLimiter()
+
+
+def check(limiter: Limiter):
+    return limiter.allowed("k")
+//- /app/dynamic.py
+def computed(obj, attr):
+    return getattr(obj, attr)
+
+
+def _dynamic_unused():
+    return 1
+//- /tests/test_shapes.py
+from app.shapes import Shape, build
+from app.lookup import fixed
+from app.dynamic import computed
+from app.db import make_index
+from app.limits import Cache, check, make_limiter
+
+
+def test_describe():
+    assert Shape().describe() == 0
+    assert build() and fixed(1) is None and computed(1, "x") and make_index()
+    assert check(make_limiter()) and Cache()
+"#;
+
+#[test]
+fn django_conventions_mixins_and_overrides_of_dead_methods() {
+    let ix = indexed(
+        DJANGO_RULES,
+        Some("[dead_code]\nexported_is_live = false\n"),
+    );
+    let d = ix.repo.dead_code(&[], 100).unwrap();
+    check(
+        &dead_text(&d),
+        "
+candidates 33 entry 2 referenced 19 dead 4 unknown 8 share 0.667
+  dead    app.forms.SignupForm._unused_helper      unreferenced
+  dead    app.limits.Cache.warm                    unreferenced
+  dead    app.lookup._fixed_unused                 unreferenced
+  dead    app.shapes.Fancy.render                  unreferenced
+  unknown app.db.Router                            mentioned (Router written 1 times outside its definitions)
+  unknown app.db.Router.db_for_read                mentioned (its class Router written 1 times outside its definitions)
+  unknown app.db.IgnoreMixin.create_sql            external_base (mixed into app.db.Index)
+  unknown app.dynamic._dynamic_unused              reflection (app/dynamic.py)
+  unknown app.forms.SignupForm                     external_base
+  unknown app.forms.SignupForm.clean_email         external_base (app.forms.SignupForm)
+  unknown app.limits.MemoryLimiter.allowed         structural (an interface declares a member allowed)
+  unknown app.shapes.Square.area                   override (app.shapes.Shape.area)
+",
+    );
+    let e = ix.repo.entry_points(100).unwrap();
+    assert!(
+        e.entries.iter().any(
+            |i| i.node.qualified_name.ends_with("0001_initial.Migration")
+                && i.detail.as_deref() == Some("django migration")
+        ),
+        "{}",
+        entry_text(&e)
+    );
+}
+
+/// TypeScript (issue 6, Theia): a method of an object literal (`bind({ onStart() {} })`), the
+/// members of a class handed over as a value (`{ Position }`), and an export imported through
+/// a path alias (`~/api`), and the members of a class named like an outside type the code uses
+/// (`theia.Logger`) stay unknown; an override of an interface member nothing calls is dead.
+const TS_MORE_RULES: &str = r#"
+//- /package.json
+{"name": "app2"}
+//- /src/module.ts
+export function register(bind: (x: object) => void): void {
+  bind({
+    onStart(): void {},
+  });
+}
+//- /src/api.ts
+export class Position {
+  isAfter(): boolean {
+    return true;
+  }
+}
+
+export class Lonely {
+  unusedMethod(): number {
+    return 1;
+  }
+}
+
+export function createApi(): object {
+  return { Position };
+}
+//- /src/widget/api.ts
+export function fetchList(): number {
+  return 1;
+}
+//- /src/widget/main.ts
+import { fetchList } from "~/api";
+
+fetchList();
+//- /src/telemetry.ts
+import * as theia from "@theia/plugin";
+
+export class Logger {
+  logUsage(): void {}
+}
+
+export function createLogger(): theia.Logger {
+  return new Logger();
+}
+//- /src/rpc.ts
+export interface Main {
+  $ping(): void;
+  $used(): void;
+}
+
+export class MainImpl implements Main {
+  $ping(): void {}
+  $used(): void {}
+}
+
+export function make(): void {
+  const m: Main = new MainImpl();
+  m.$used();
+}
+"#;
+
+#[test]
+fn typescript_object_members_escaping_classes_aliases_and_uncalled_interfaces() {
+    let ix = indexed(
+        TS_MORE_RULES,
+        Some("[dead_code]\nexported_is_live = false\n"),
+    );
+    let d = ix.repo.dead_code(&[], 100).unwrap();
+    check(
+        &dead_text(&d),
+        "
+candidates 16 entry 0 referenced 5 dead 7 unknown 4 share 0.364
+  dead    src/api.Lonely                           unreferenced
+  dead    src/api.Lonely.unusedMethod              unreferenced
+  dead    src/api.createApi                        unreferenced
+  dead    src/module.register                      unreferenced
+  dead    src/rpc.MainImpl.$ping                   unreferenced
+  dead    src/rpc.make                             unreferenced
+  dead    src/telemetry.createLogger               unreferenced
+  unknown src/api.Position.isAfter                 escaping (Position is stored in an object literal)
+  unknown src/module.register.onStart              object_member
+  unknown src/telemetry.Logger.logUsage            structural (an outside type theia.Logger has its class's name)
+  unknown src/widget/api.fetchList                 path_alias (imported from \"~/api\")
+",
     );
 }

@@ -82,6 +82,8 @@ pub struct NamedRefSource {
     pub path: String,
     pub name: String,
     pub receiver: Option<String>,
+    /// 1-based line of the site.
+    pub line: u32,
 }
 
 /// An `inherit`/`implement` reference that resolved to nothing in the repository (a base
@@ -299,7 +301,7 @@ impl Store {
     ) -> Result<Vec<NamedRefSource>> {
         self.conn
             .prepare(
-                "SELECT r.src_id, f.path, r.name, r.receiver FROM refs r
+                "SELECT r.src_id, f.path, r.name, r.receiver, r.line FROM refs r
                  JOIN gen_files g ON g.file_id = r.file_id AND g.generation = ?1
                  JOIN file_versions f ON f.id = r.file_id
                  WHERE r.name IN (SELECT value FROM json_each(?2))
@@ -312,6 +314,7 @@ impl Store {
                         path: r.get(1)?,
                         name: r.get(2)?,
                         receiver: r.get(3)?,
+                        line: r.get(4)?,
                     })
                 })?
                 .collect()

@@ -148,8 +148,9 @@ pub struct DeadItem {
     pub status: &'static str,
     /// Why it is unknown (`vendored`, `dunder`, `unresolved_reference`, `override`,
     /// `polymorphic`, `subclass`, `external_base`, `decorated`, `structural`,
-    /// `dynamic_import`, `default_export`, `augmentation`, `merged`, `exported`, `reflection`,
-    /// `rebound`, `script_global`, `nested`, `mentioned`), or `unreferenced`.
+    /// `dynamic_import`, `default_export`, `augmentation`, `merged`, `object_member`,
+    /// `escaping`, `path_alias`, `exported`, `reflection`, `rebound`, `script_global`, `nested`,
+    /// `mentioned`), or `unreferenced`.
     pub reason: &'static str,
     pub detail: Option<String>,
     pub lines: u32,
@@ -614,6 +615,17 @@ impl<'a> Context<'a> {
         {
             return Some(("handler", Some("alembic revision".into())));
         }
+        // Django migrations: the migration loader imports every module of an app's
+        // `migrations/` package and takes its `Migration` class by name.
+        if n.language == "python"
+            && n.kind == NodeKind::Class
+            && n.name == "Migration"
+            && g.parent(ix)
+                .is_some_and(|p| g.node(p).kind == NodeKind::File)
+            && n.path.split('/').any(|d| d == "migrations")
+        {
+            return Some(("handler", Some("django migration".into())));
+        }
         for d in &decos {
             if decorator_role(d) == Role::Handler {
                 return Some(("handler", Some(format!("@{d}"))));
@@ -846,13 +858,17 @@ impl Repo {
         let has_config = config_file.exists();
         let config = load_repo_config(&self.root)?.dead_code;
         let cx = Context::new(self, &loaded, config.clone())?;
-        let facts = Facts::gather(self, &loaded, &cx.rules.config)?;
+        let mut facts = Facts::gather(self, &loaded, &cx.rules.config)?;
         let deps = EdgeFilter::dependencies();
 
         let entries = cx.entries();
         let roots: Vec<Ix> = entries.iter().map(|(ix, _, _)| *ix).collect();
         let reach = algo::reach(g, &roots, &deps, &|_| true, u32::MAX);
         let is_entry: HashSet<Ix> = roots.iter().copied().collect();
+        let uses = use_edges();
+        facts.live = (0..g.len() as Ix)
+            .filter(|&ix| is_entry.contains(&ix) || referenced(g, ix, &uses) || reach.reached(ix))
+            .collect();
 
         let mut out = DeadCode {
             generation: self.generation(),
@@ -897,10 +913,16 @@ impl Repo {
         }
         // Would-be dead names written anywhere else (a string, a template, a settings path, a
         // comment) may be used in a way the graph cannot see.
+        // A would-be dead method of a class nothing in the code uses but a string names
+        // (`DATABASE_ROUTERS = ["app.db.Router"]`) is called by whatever loads the class by name.
+        let owner_type = |ix: Ix| g.parent(ix).filter(|&p| g.node(p).kind.is_type_like());
         let dead_names: Vec<&str> = items
             .iter()
             .filter(|i| i.1 == "dead")
-            .map(|i| g.node(i.0).name.as_str())
+            .flat_map(|i| {
+                std::iter::once(g.node(i.0).name.as_str())
+                    .chain(owner_type(i.0).map(|o| g.node(o).name.as_str()))
+            })
             .collect();
         let mentions = self.mentions(&dead_names);
         let mut definitions: HashMap<&str, usize> = HashMap::new();
@@ -929,6 +951,19 @@ impl Repo {
                         n.name,
                         seen - defined
                     ));
+                } else if let Some(o) = owner_type(ix).filter(|o| !facts.live.contains(o)) {
+                    let o = g.node(o);
+                    let seen = mentions.get(o.name.as_str()).copied().unwrap_or(0);
+                    let defined = definitions.get(o.name.as_str()).copied().unwrap_or(0);
+                    if seen > defined {
+                        status = "unknown";
+                        reason = "mentioned";
+                        detail = Some(format!(
+                            "its class {} written {} times outside its definitions",
+                            o.name,
+                            seen - defined
+                        ));
+                    }
                 }
             }
             let item = DeadItem {
@@ -1057,6 +1092,22 @@ fn flow_roots(g: &Graph, ix: Ix) -> Vec<Ix> {
 
 /// Whether an allowed edge arrives at `ix` from outside it (not from itself or a node nested
 /// in it: recursion and a class using itself do not count).
+/// Dependency edges that use their target: every dependency but `overrides` (a method
+/// overriding another does not call it).
+fn use_edges() -> EdgeFilter {
+    EdgeFilter::new(&[
+        EdgeKind::Calls,
+        EdgeKind::References,
+        EdgeKind::Reads,
+        EdgeKind::Writes,
+        EdgeKind::Instantiates,
+        EdgeKind::UsesType,
+        EdgeKind::Inherits,
+        EdgeKind::Implements,
+        EdgeKind::Imports,
+    ])
+}
+
 fn referenced(g: &Graph, ix: Ix, deps: &EdgeFilter) -> bool {
     g.in_edges(ix).iter().any(|e| {
         if !deps.allows(e.kind) {
@@ -1178,9 +1229,10 @@ struct Facts {
     /// TypeScript interface names declared more than once (declaration merging, module
     /// augmentation: `declare module "x" { interface Config { ... } }`).
     merged_interfaces: HashSet<String>,
-    /// Names of TypeScript/JavaScript interface members: a function or method of that name
-    /// may be reached through an object that satisfies the interface without saying so.
-    interface_members: HashSet<String>,
+    /// TypeScript/JavaScript interface members by name: a function or method of that name may
+    /// be reached through an object that satisfies the interface without saying so, when the
+    /// member is used or public.
+    interface_members: HashMap<String, Vec<Ix>>,
     /// JavaScript/TypeScript files loaded with `import("./x.js")`: what the loaded module's
     /// exports are used for is not in the graph (`const { a } = await import(...)`).
     dynamic_imports: HashSet<String>,
@@ -1192,6 +1244,18 @@ struct Facts {
     /// Files with an `export default`: in a dynamically loaded file the default export's value
     /// (an object of handlers) may hold any of its definitions.
     default_files: HashSet<String>,
+    /// Types combined with an outside base in a subclass (mixins) → that subclass.
+    mixed_into: HashMap<Ix, Ix>,
+    /// Entry points, definitions with an incoming dependency edge and those an entry point
+    /// reaches (set by the caller before asking `undecided`).
+    live: HashSet<Ix>,
+    /// JavaScript/TypeScript functions that are methods of an object literal.
+    object_members: HashSet<Ix>,
+    /// Names stored as values in JavaScript/TypeScript object literals (`{ A }`, `A: A`).
+    stored_classes: HashSet<String>,
+    /// Name → (path tail, specifier) of names imported from a non-relative specifier that may
+    /// be a path alias (`import { x } from "~/api"` → `api`).
+    alias_imports: HashMap<String, Vec<(String, String)>>,
 }
 
 /// What the text of the JavaScript/TypeScript files says about how modules are used.
@@ -1200,6 +1264,9 @@ struct ModuleTexts {
     export_clauses: HashSet<(String, String)>,
     default_exports: HashSet<(String, String)>,
     default_files: HashSet<String>,
+    object_members: HashSet<Ix>,
+    stored_classes: HashSet<String>,
+    alias_imports: HashMap<String, Vec<(String, String)>>,
 }
 
 impl Facts {
@@ -1236,6 +1303,7 @@ impl Facts {
         // Reflection sites.
         let mut reflective_types: HashSet<Ix> = HashSet::new();
         let mut reflective_files: HashSet<String> = HashSet::new();
+        let mut texts: HashMap<String, String> = HashMap::new();
         for site in store.ref_sources_named(generation, ALL_REFLECTION)? {
             let Some(src) = g.index_of(site.src_id) else {
                 continue;
@@ -1243,6 +1311,17 @@ impl Facts {
             let lang = &g.node(src).language;
             if !reflection_names(lang).contains(&site.name.as_str()) {
                 continue;
+            }
+            // `getattr(obj, "name")`, `hasattr(obj, "name")`: a fixed attribute, written as a
+            // string literal (which the `mentioned` rule counts), not a lookup by a computed name.
+            if lang == "python" && matches!(site.name.as_str(), "getattr" | "hasattr") {
+                let text = texts
+                    .entry(site.path.clone())
+                    .or_insert_with(|| repo.source_text(&site.path).unwrap_or_default());
+                let line = text.lines().nth(site.line.saturating_sub(1) as usize);
+                if line.is_some_and(|l| literal_attribute_calls(l, &site.name)) {
+                    continue;
+                }
             }
             if let Some(t) = enclosing_type(g, src) {
                 reflective_types.insert(t);
@@ -1299,6 +1378,32 @@ impl Facts {
             }
         }
         let external_based = with_subtypes(g, external.clone());
+        // The in-repository bases of a type with an outside base (its own or inherited) that
+        // have no outside base themselves (mixins, `class Api(Mixin, BaseApi)` with `BaseApi`
+        // deriving from an outside class): their methods may override the outside base's.
+        let mut mixed_into: HashMap<Ix, Ix> = HashMap::new();
+        let mut direct: Vec<Ix> = external_based.iter().copied().collect();
+        direct.sort_unstable();
+        for t in direct {
+            let mut stack = vec![t];
+            let mut seen: HashSet<Ix> = HashSet::new();
+            while let Some(a) = stack.pop() {
+                if !seen.insert(a) {
+                    continue;
+                }
+                // An interface declares, it does not implement: not a mixin.
+                if a != t && !external_based.contains(&a) && g.node(a).kind != NodeKind::Interface {
+                    mixed_into.entry(a).or_insert(t);
+                }
+                for e in g
+                    .out_of_kind(a, EdgeKind::Inherits)
+                    .iter()
+                    .chain(g.out_of_kind(a, EdgeKind::Implements))
+                {
+                    stack.push(e.other);
+                }
+            }
+        }
         // A type deriving (in the repository) from any other outside base is open.
         let mut hooks_of: HashMap<Ix, Vec<&'static FrameworkBase>> = HashMap::new();
         for &t in &external_based {
@@ -1338,8 +1443,8 @@ impl Facts {
                 }
             }
         }
-        // Methods something uses, by name.
-        let deps = EdgeFilter::dependencies();
+        // Methods something uses, by name (an override is no use of the method it overrides).
+        let deps = use_edges();
         let mut called_methods: HashMap<String, Vec<Ix>> = HashMap::new();
         let mut module_files: HashSet<String> = HashSet::new();
         for ix in 0..g.len() as Ix {
@@ -1374,14 +1479,26 @@ impl Facts {
             .filter(|(_, c)| *c > 1)
             .map(|(n, _)| n.to_string())
             .collect();
-        let mut interface_members: HashSet<String> = HashSet::new();
+        let mut interface_members: HashMap<String, Vec<Ix>> = HashMap::new();
         for ix in 0..g.len() as Ix {
             let n = g.node(ix);
-            if n.kind == NodeKind::Interface
-                && matches!(n.language.as_str(), "typescript" | "tsx" | "javascript")
+            // TS interfaces and Python protocols (`class P(Protocol)`): structural types.
+            let protocol = n.language == "python"
+                && external_names.get(&ix).is_some_and(|names| {
+                    names.iter().any(|b| {
+                        let short = b.rsplit(['.', ':']).next().unwrap_or(b);
+                        short.split('[').next() == Some("Protocol")
+                    })
+                });
+            if protocol
+                || n.kind == NodeKind::Interface
+                    && matches!(n.language.as_str(), "typescript" | "tsx" | "javascript")
             {
                 for e in g.out_of_kind(ix, EdgeKind::Contains) {
-                    interface_members.insert(g.node(e.other).name.clone());
+                    interface_members
+                        .entry(g.node(e.other).name.clone())
+                        .or_default()
+                        .push(e.other);
                 }
             }
         }
@@ -1390,8 +1507,16 @@ impl Facts {
             export_clauses,
             default_exports,
             default_files,
+            object_members,
+            stored_classes,
+            alias_imports,
         } = repo.module_texts(g);
         Ok(Facts {
+            live: HashSet::new(),
+            mixed_into,
+            object_members,
+            stored_classes,
+            alias_imports,
             default_exports,
             default_files,
             interface_members,
@@ -1442,8 +1567,27 @@ impl Facts {
                 ));
             }
         }
-        if let Some(e) = g.out_of_kind(ix, EdgeKind::Overrides).first() {
-            return Some(("override", Some(g.node(e.other).qname.clone())));
+        // An override is reached through a call of a method it overrides (dispatch): unknown
+        // when one of them is used, an entry point, or itself undecided; when every one of them
+        // is dead, so is the override (as far as dispatch goes).
+        let mut stack: Vec<Ix> = g
+            .out_of_kind(ix, EdgeKind::Overrides)
+            .iter()
+            .map(|e| e.other)
+            .collect();
+        let mut seen: HashSet<Ix> = HashSet::new();
+        while let Some(a) = stack.pop() {
+            if a == ix || !seen.insert(a) {
+                continue;
+            }
+            if self.live.contains(&a) || self.undecided(g, a).is_some() {
+                return Some(("override", Some(g.node(a).qname.clone())));
+            }
+            stack.extend(
+                g.out_of_kind(a, EdgeKind::Overrides)
+                    .iter()
+                    .map(|e| e.other),
+            );
         }
         // Declared overrides (`@override`, `@typing.override`, Java `@Override`, C# and Kotlin
         // `override`): the base that calls them may be outside the repository (a framework hook).
@@ -1493,19 +1637,102 @@ impl Facts {
                 return Some(("external_base", Some(g.node(o).qname.clone())));
             }
         }
+        // A mixin: a class combined with an outside base in a subclass (`class Index(Mixin,
+        // models.Index)`); its methods may override the outside base's.
+        if let Some(o) = owner
+            && let Some(&s) = self.mixed_into.get(&o)
+        {
+            let not_a_hook = self.hooks_of.get(&s).is_some_and(|bases| {
+                !bases.iter().any(|b| {
+                    b.hooks.contains(&n.name.as_str())
+                        || b.hook_prefixes.iter().any(|p| n.name.starts_with(p))
+                })
+            });
+            if !not_a_hook {
+                return Some((
+                    "external_base",
+                    Some(format!("mixed into {}", g.node(s).qname)),
+                ));
+            }
+        }
         let decos = decorators(&n.modifiers);
         if let Some(d) = decos.iter().find(|d| decorator_role(d) != Role::Inert) {
             return Some(("decorated", Some(format!("@{d}"))));
         }
         let js = matches!(n.language.as_str(), "typescript" | "tsx" | "javascript");
-        if js
+        if (js || n.language == "python")
             && matches!(n.kind, NodeKind::Function | NodeKind::Method)
-            && self.interface_members.contains(&n.name)
+            && self.interface_members.get(&n.name).is_some_and(|ms| {
+                ms.iter().any(|&m| {
+                    // Another structural type's member (not a member declared beside this
+                    // one), used or public: an exported interface of a published file.
+                    g.parent(m) != g.parent(ix)
+                        && (g.node(m).language == "python") == (n.language == "python")
+                        && (self.live.contains(&m)
+                            || g.parent(m).is_some_and(|i| {
+                                let i = g.node(i);
+                                i.modifiers.split(',').any(|x| x == "export")
+                                    && (self.exports_public
+                                        || self.published_files.contains(&i.path))
+                            }))
+                })
+            })
         {
             return Some((
                 "structural",
                 Some(format!("an interface declares a member {}", n.name)),
             ));
+        }
+        // `{ onStart() { ... } }`: a method of an object literal is called by whoever gets the
+        // object (typed by an interface that may be outside the repository).
+        if js && self.object_members.contains(&ix) {
+            return Some(("object_member", None));
+        }
+        // `class TelemetryLogger` beside an outside `theia.TelemetryLogger`: an implementation of
+        // the outside type in all but name (structural typing), used through it outside.
+        if js
+            && let Some(o) = owner
+            && let Some(u) = self.unresolved.get(&g.node(o).name).and_then(|uses| {
+                uses.iter().find(|u| {
+                    u.reason == "external"
+                        && u.receiver.is_some()
+                        && matches!(u.language.as_str(), "typescript" | "tsx" | "javascript")
+                })
+            })
+        {
+            return Some((
+                "structural",
+                Some(format!(
+                    "an outside type {}.{} has its class's name",
+                    u.receiver.as_deref().unwrap_or_default(),
+                    g.node(o).name
+                )),
+            ));
+        }
+        // `{ Position }`, `Position: Position`: the class itself is handed over as a value, and
+        // whoever gets it may call any of its members.
+        if js
+            && let Some(o) = owner
+            && self.stored_classes.contains(&g.node(o).name)
+        {
+            return Some((
+                "escaping",
+                Some(format!("{} is stored in an object literal", g.node(o).name)),
+            ));
+        }
+        // `import { x } from "~/api"`: a path alias (tsconfig `paths`, a bundler alias) the
+        // resolver took for an outside package.
+        if js
+            && let Some((_, spec)) = self.alias_imports.get(&n.name).and_then(|v| {
+                let stem = source_stem(&n.path);
+                v.iter().find(|(tail, _)| {
+                    stem == tail
+                        || stem.ends_with(&format!("/{tail}"))
+                        || stem.ends_with(&format!("/{tail}/index"))
+                })
+            })
+        {
+            return Some(("path_alias", Some(format!("imported from {spec:?}"))));
         }
         let exported = n.modifiers.split(',').any(|m| m == "export")
             || self
@@ -1603,10 +1830,53 @@ impl Facts {
             "write" => return false,
             _ => {}
         }
+        // A use inside the definition itself (recursion, `super().save()` in `save`) is no use.
+        let mut at = u.src;
+        while let Some(a) = at {
+            if a == ix {
+                return false;
+            }
+            at = g.parent(a);
+        }
+        let owner = g.parent(ix).filter(|&p| g.node(p).kind.is_type_like());
+        // `self.name`, `this.name`, `super().name` (the receiver itself, not an attribute of
+        // it) reach only the enclosing type's own methods, its bases' and its subclasses': the
+        // types of its inheritance component (a mixin is in the component of the class that
+        // combines it), however many same-named methods the resolver saw elsewhere;
+        // `super().name` never reaches the enclosing type's own.
+        if let (Some(t), Some(recv)) = (owner, u.receiver.as_deref())
+            && let Some(e) = u.src.and_then(|s| enclosing_type(g, s))
+        {
+            let recv = recv.trim();
+            let same_component = e == t
+                || self
+                    .hierarchy
+                    .get(&e)
+                    .is_some_and(|c| self.hierarchy.get(&t) == Some(c));
+            if matches!(recv, "super()" | "super") {
+                return e != t && same_component;
+            }
+            if matches!(recv, "self" | "this" | "cls") {
+                return same_component;
+            }
+        }
+        // `this.items.get(...)` the resolver calls external: the field's declared type is an
+        // outside one, whose methods are not here (a class of the repository implementing that
+        // type is `external_base`).
+        if let Some(recv) = u.receiver.as_deref()
+            && u.reason == "external"
+            && let Some((head, field)) = recv.trim().split_once('.')
+            && matches!(head, "self" | "this")
+            && !field.is_empty()
+            && field
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+        {
+            return false;
+        }
         if u.reason == "too_many_candidates" {
             return true;
         }
-        let owner = g.parent(ix).filter(|&p| g.node(p).kind.is_type_like());
         let nested = g
             .parent(ix)
             .is_some_and(|p| g.node(p).kind != NodeKind::File);
@@ -1741,7 +2011,8 @@ const FRAMEWORK_BASES: &[FrameworkBase] = &[
         ],
         hook_prefixes: &["__", "_get_", "_do_", "_perform_", "_save_", "_check_"],
     },
-    // WTForms and Flask-WTF forms: `validate_<field>` runs with `validate()`.
+    // WTForms and Flask-WTF forms: `validate_<field>` runs with `validate()`; Django forms
+    // (`forms.Form`): `clean_<field>` and `clean` run with `is_valid()`.
     FrameworkBase {
         names: &["Form", "FlaskForm", "BaseForm"],
         hooks: &[
@@ -1754,8 +2025,79 @@ const FRAMEWORK_BASES: &[FrameworkBase] = &[
             "Meta",
             "data",
             "errors",
+            "clean",
+            "full_clean",
+            "is_valid",
+            "has_changed",
+            "changed_data",
+            "add_error",
+            "add_prefix",
+            "add_initial_prefix",
+            "get_initial_for_field",
+            "get_context",
+            "render",
+            "media",
+            "Media",
+            "order_fields",
+            "_post_clean",
+            "_clean_fields",
+            "_clean_form",
         ],
-        hook_prefixes: &["__", "validate_"],
+        hook_prefixes: &["__", "validate_", "clean_", "as_", "template_name"],
+    },
+    // Django model forms and formsets: `save` and the formset hooks besides the form's.
+    FrameworkBase {
+        names: &[
+            "ModelForm",
+            "BaseModelForm",
+            "BaseFormSet",
+            "BaseModelFormSet",
+            "BaseInlineFormSet",
+        ],
+        hooks: &[
+            "save",
+            "save_m2m",
+            "clean",
+            "full_clean",
+            "is_valid",
+            "has_changed",
+            "changed_data",
+            "add_error",
+            "add_prefix",
+            "get_initial_for_field",
+            "get_context",
+            "render",
+            "media",
+            "Media",
+            "Meta",
+            "order_fields",
+            "validate_unique",
+            "_post_clean",
+            "_clean_fields",
+            "_clean_form",
+            "_save_m2m",
+            "_get_validation_exclusions",
+            "get_form_kwargs",
+            "get_queryset",
+            "add_fields",
+            "save_new",
+            "save_existing",
+            "save_new_objects",
+            "save_existing_objects",
+            "delete_existing",
+            "total_form_count",
+            "initial_form_count",
+            "get_default_prefix",
+            "get_deletion_widget",
+            "get_ordering_widget",
+            "non_form_errors",
+            "management_form",
+            "empty_form",
+            "forms",
+            "_construct_form",
+            "_should_delete_form",
+        ],
+        hook_prefixes: &["__", "clean_", "as_", "template_name", "can_"],
     },
 ];
 
@@ -2010,14 +2352,38 @@ impl Repo {
         let mut default_exports: HashSet<(String, String)> = HashSet::new();
         let mut default_files: HashSet<String> = HashSet::new();
         let mut files: Vec<&str> = Vec::new();
+        // Functions outside types, by file: (line, node).
+        let mut functions: HashMap<&str, Vec<(u32, Ix)>> = HashMap::new();
         for ix in 0..g.len() as Ix {
             let n = g.node(ix);
-            if n.kind == NodeKind::File
-                && matches!(n.language.as_str(), "typescript" | "tsx" | "javascript")
-            {
+            if !matches!(n.language.as_str(), "typescript" | "tsx" | "javascript") {
+                continue;
+            }
+            if n.kind == NodeKind::File {
                 files.push(n.path.as_str());
+            } else if n.kind == NodeKind::Function
+                && !g.parent(ix).is_some_and(|p| g.node(p).kind.is_type_like())
+            {
+                functions
+                    .entry(n.path.as_str())
+                    .or_default()
+                    .push((n.start_line, ix));
             }
         }
+        let mut object_members: HashSet<Ix> = HashSet::new();
+        let mut stored_classes: HashSet<String> = HashSet::new();
+        let mut alias_imports: HashMap<String, Vec<(String, String)>> = HashMap::new();
+        let clauses = regex::Regex::new(
+            r"(?s)\b(?:import|export)\s+(?:type\s+)?(?:[\w$]+\s*,\s*)?\{[^}]*\}|\b(?:const|let|var)\s*\{[^}]*\}\s*=",
+        )
+        .expect("regex");
+        let shorthand = regex::Regex::new(r"[{,]\s*([A-Za-z_$][\w$]*)\s*[,}]").expect("regex");
+        let pair = regex::Regex::new(r"\b([A-Za-z_$][\w$]*)\s*:\s*([A-Za-z_$][\w$]*)\s*[,}\n]")
+            .expect("regex");
+        let import = regex::Regex::new(
+            r#"(?s)\bimport\s+(?:type\s+)?([^;]*?)\s+from\s*["']([^"'.][^"']*)["']"#,
+        )
+        .expect("regex");
         for path in &files {
             let Ok((_, abs)) = sextant_vfs::confine(&self.root, path) else {
                 continue;
@@ -2025,6 +2391,54 @@ impl Repo {
             let Ok(file) = sextant_vfs::read_source(&abs, 4 << 20, usize::MAX, usize::MAX) else {
                 continue;
             };
+            if let Some(fns) = functions.get(path) {
+                let lines: Vec<&str> = file.text.lines().collect();
+                for &(line, ix) in fns {
+                    let Some(l) = lines.get(line.saturating_sub(1) as usize) else {
+                        continue;
+                    };
+                    if is_object_method(l) {
+                        object_members.insert(ix);
+                    }
+                }
+            }
+            let bare = clauses.replace_all(&file.text, " ");
+            let mut at = 0;
+            while let Some(c) = shorthand.captures_at(&bare, at) {
+                stored_classes.insert(c[1].to_string());
+                at = c.get(0).map_or(bare.len(), |m| m.end() - 1);
+            }
+            for c in pair.captures_iter(&bare) {
+                if c[1] == c[2] {
+                    stored_classes.insert(c[1].to_string());
+                }
+            }
+            for c in import.captures_iter(&file.text) {
+                let spec = &c[2];
+                let segs: Vec<&str> = spec.split('/').collect();
+                let tail = if let Some(t) = spec.strip_prefix('#') {
+                    t.to_string()
+                } else if segs[0].len() > 1 && segs[0].starts_with('@') {
+                    segs.get(2..).map(|s| s.join("/")).unwrap_or_default()
+                } else {
+                    segs[1..].join("/")
+                };
+                if tail.is_empty() {
+                    continue;
+                }
+                let Some(open) = c[1].find('{') else { continue };
+                let close = c[1].rfind('}').unwrap_or(c[1].len());
+                for item in c[1][open + 1..close.max(open + 1)].split(',') {
+                    let item = item.trim().trim_start_matches("type ").trim();
+                    let name = item.split_whitespace().next().unwrap_or("");
+                    if !name.is_empty() {
+                        alias_imports
+                            .entry(name.to_string())
+                            .or_default()
+                            .push((tail.clone(), spec.to_string()));
+                    }
+                }
+            }
             for c in dynamic.captures_iter(&file.text) {
                 let mut parts: Vec<&str> = path.split('/').collect();
                 parts.pop();
@@ -2067,12 +2481,27 @@ impl Repo {
             })
             .map(|p| p.to_string())
             .collect();
+        for v in alias_imports.values_mut() {
+            v.sort();
+            v.dedup();
+        }
         ModuleTexts {
             dynamic_imports: loaded,
             export_clauses: exports,
             default_exports,
             default_files,
+            object_members,
+            stored_classes,
+            alias_imports,
         }
+    }
+
+    /// A source file's text, read through `sextant-vfs` (`None` when it cannot be read).
+    fn source_text(&self, path: &str) -> Option<String> {
+        let (_, abs) = sextant_vfs::confine(&self.root, path).ok()?;
+        sextant_vfs::read_source(&abs, 16 << 20, usize::MAX, usize::MAX)
+            .ok()
+            .map(|f| f.text.to_string())
     }
 
     /// The names listed in a Python `__all__` assignment spanning `start..=end` of `path`
@@ -2093,6 +2522,110 @@ impl Repo {
             .join("\n");
         string_literals(&text)
     }
+}
+
+/// Whether every `name(...)` call on `line` has a string literal naming an identifier as its
+/// second argument (`getattr(self, "x", None)`); false when there is none or an argument list
+/// does not end on the line.
+fn literal_attribute_calls(line: &str, name: &str) -> bool {
+    let mut found = false;
+    let mut rest = line;
+    while let Some(at) = rest.find(name) {
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + name.len()..].trim_start();
+        rest = &rest[at + name.len()..];
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.')
+            || !after.starts_with('(')
+        {
+            continue;
+        }
+        // The first argument: up to the first comma outside brackets and quotes.
+        let args = &after[1..];
+        let mut depth = 0i32;
+        let mut quote: Option<char> = None;
+        let mut second = None;
+        for (i, c) in args.char_indices() {
+            match quote {
+                Some(q) if c == q => quote = None,
+                Some(_) => {}
+                None => match c {
+                    '"' | '\'' => quote = Some(c),
+                    '(' | '[' | '{' => depth += 1,
+                    ')' | ']' | '}' => {
+                        if depth == 0 {
+                            break;
+                        }
+                        depth -= 1;
+                    }
+                    ',' if depth == 0 => {
+                        second = Some(&args[i + 1..]);
+                        break;
+                    }
+                    _ => {}
+                },
+            }
+        }
+        let Some(second) = second.map(str::trim_start) else {
+            return false;
+        };
+        let Some(q) = second.chars().next().filter(|c| matches!(c, '"' | '\'')) else {
+            return false;
+        };
+        let body = &second[1..];
+        let Some(end) = body.find(q) else {
+            return false;
+        };
+        let ident = &body[..end];
+        let tail = body[end + 1..].trim_start();
+        if ident.is_empty()
+            || !ident.chars().all(|c| c.is_alphanumeric() || c == '_')
+            || !(tail.starts_with(',') || tail.starts_with(')'))
+        {
+            return false;
+        }
+        found = true;
+    }
+    found
+}
+
+/// Whether a definition's first line is a method written in an object literal (`onStart() {`,
+/// `async get(x) {`, `*items() {`), not a `function` declaration or a `const f = ...`.
+fn is_object_method(line: &str) -> bool {
+    let mut l = line.trim_start();
+    for p in ["async ", "*", "get ", "set "] {
+        if let Some(r) = l.strip_prefix(p) {
+            l = r.trim_start();
+        }
+    }
+    let word: String = l
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '$')
+        .collect();
+    if word.is_empty()
+        || matches!(
+            word.as_str(),
+            "function"
+                | "export"
+                | "const"
+                | "let"
+                | "var"
+                | "declare"
+                | "default"
+                | "async"
+                | "if"
+                | "for"
+                | "while"
+                | "switch"
+                | "catch"
+                | "return"
+                | "await"
+                | "new"
+                | "typeof"
+        )
+    {
+        return false;
+    }
+    matches!(l[word.len()..].trim_start().chars().next(), Some('(' | '<'))
 }
 
 /// A path without its extension (`a/b.js` → `a/b`, `a/b.d.ts` → `a/b`).
@@ -2379,5 +2912,37 @@ mod tests {
             string_literals("__all__ = [\n  'a', \"b_c\",  # 'not'\n 'x y']"),
             vec!["a", "b_c"]
         );
+    }
+
+    #[test]
+    fn object_literal_methods_are_told_from_declarations() {
+        assert!(is_object_method("        onStart(): MaybePromise<void> {"));
+        assert!(is_object_method("  async *items<T>(x: T) {"));
+        assert!(is_object_method("  get size() {"));
+        assert!(!is_object_method("function onStart() {"));
+        assert!(!is_object_method("export async function onStart() {"));
+        assert!(!is_object_method("const onStart = () => {"));
+        assert!(!is_object_method("  if (x) {"));
+        assert!(!is_object_method(""));
+    }
+
+    #[test]
+    fn getattr_with_a_literal_name_is_no_lookup_by_name() {
+        assert!(literal_attribute_calls(
+            "    return getattr(obj, \"name\", None)",
+            "getattr"
+        ));
+        assert!(literal_attribute_calls(
+            "x = hasattr(f(a, b), 'y') and hasattr(g, 'z')",
+            "hasattr"
+        ));
+        assert!(!literal_attribute_calls("getattr(obj, attr)", "getattr"));
+        assert!(!literal_attribute_calls(
+            "getattr(obj, f'get_{x}')",
+            "getattr"
+        ));
+        assert!(!literal_attribute_calls("getattr(obj, 'a' + b)", "getattr"));
+        assert!(!literal_attribute_calls("getattr(", "getattr"));
+        assert!(!literal_attribute_calls("mygetattr(obj, 'a')", "getattr"));
     }
 }
