@@ -38,10 +38,10 @@ pub(crate) struct Index {
 
 /// A spare place of the symbol table (after a file's run, for definitions a patch adds): in no
 /// index, and of a kind nothing iterating the table looks at.
-pub(crate) fn spare() -> Symbol {
+pub(crate) fn spare(file: i64) -> Symbol {
     Symbol {
         id: 0,
-        file: -1,
+        file,
         kind: sextant_model::NodeKind::Variable,
         name: String::new(),
         qname: String::new(),
@@ -52,12 +52,12 @@ pub(crate) fn spare() -> Symbol {
 }
 
 pub(crate) fn is_spare(s: &Symbol) -> bool {
-    s.id == 0 && s.file == -1
+    s.id == 0
 }
 
 impl Index {
-    /// Indexes `symbols` (grouped by file, files in order), with `spare` spare places after each
-    /// file's run.
+    /// Indexes `symbols` (grouped by file, files in order), with `spare_places` spare places
+    /// after each file's run (a file defining nothing gets its spare places too).
     pub fn build(
         files: Vec<FileCtx>,
         symbols: Vec<Symbol>,
@@ -67,18 +67,19 @@ impl Index {
         let symbols = if spare_places == 0 {
             symbols
         } else {
-            let mut out = Vec::with_capacity(symbols.len() + files.len() * spare_places);
-            let mut run: Option<i64> = None;
+            let mut by_file: FxHashMap<i64, Vec<Symbol>> = FxHashMap::default();
             for s in symbols {
-                if run.is_some_and(|f| f != s.file) {
-                    out.extend(std::iter::repeat_with(spare).take(spare_places));
-                }
-                run = Some(s.file);
-                out.push(s);
+                by_file.entry(s.file).or_default().push(s);
             }
-            if run.is_some() {
-                out.extend(std::iter::repeat_with(spare).take(spare_places));
+            let mut out = Vec::new();
+            for f in &files {
+                out.extend(by_file.remove(&f.id).unwrap_or_default());
+                out.extend(std::iter::repeat_with(|| spare(f.id)).take(spare_places));
             }
+            // Definitions of no known file (none are fed) keep their order at the end.
+            let mut rest: Vec<Vec<Symbol>> = by_file.into_values().collect();
+            rest.sort_by_key(|v| v.first().map(|s| s.id));
+            out.extend(rest.into_iter().flatten());
             out
         };
         let mut families: FxHashMap<String, u16> = FxHashMap::default();

@@ -156,18 +156,18 @@ impl Resolver {
             .unwrap_or(self.ix.symbols.len());
         let n_old = self.ix.symbols[first..]
             .iter()
-            .take_while(|s| s.file == old)
+            .take_while(|s| s.file == old && !crate::index::is_spare(s))
             .count();
-        if n_old == 0 && !symbols.is_empty() {
-            // No run to grow in place (where the new one goes is not kept).
-            return Err(PatchError::NoRun);
-        }
         // Spare places after the run (see `Index::build`): a run that grows into them moves
         // nothing after it.
         let slack = self.ix.symbols[first + n_old..]
             .iter()
-            .take_while(|s| crate::index::is_spare(s))
+            .take_while(|s| s.file == old && crate::index::is_spare(s))
             .count();
+        if n_old + slack == 0 && !symbols.is_empty() {
+            // No run to grow in place (where the new one goes is not kept).
+            return Err(PatchError::NoRun);
+        }
         let olds = &self.ix.symbols[first..first + n_old];
         let matching = match_symbols(before.node, olds, ctx.node, &symbols);
         let reshaped = !matching.complete();
@@ -208,6 +208,7 @@ impl Resolver {
         let n_new = symbols.len();
         let end = first + n_old;
         let ctx_node = ctx.node;
+        let ctx_file = ctx.id;
         let dir = dir_of(&ctx.path).to_string();
         let family = self.ix.family_of_lang[ctx.lang];
         // The old run leaves the name indexes.
@@ -337,7 +338,7 @@ impl Resolver {
             first..region_end,
             symbols
                 .into_iter()
-                .chain(std::iter::repeat_with(crate::index::spare).take(pad)),
+                .chain(std::iter::repeat_with(|| crate::index::spare(ctx_file)).take(pad)),
         );
         let sorted_insert = |list: &mut Vec<u32>, p: u32| {
             let at = list.partition_point(|&x| x < p);
@@ -702,6 +703,47 @@ mod tests {
         assert_eq!(tables(&r), tables(&built));
         assert_eq!(r.file_of(22), Some(2));
         assert_eq!(r.file_of(12), None);
+    }
+
+    #[test]
+    fn a_file_that_defined_nothing_gains_a_definition_in_its_spare_places() {
+        let files = || vec![file(1, 10, "a.py"), file(2, 20, "b.py")];
+        let b = || vec![symbol(21, 2, 20, "f", "b")];
+        // Without spare places there is no run to grow: refused.
+        let mut r = Resolver::new(files(), b(), vec![rules()]);
+        let err = r
+            .replace_file(
+                1,
+                file(3, 30, "a.py"),
+                vec![symbol(31, 3, 30, "f", "a")],
+                vec![],
+            )
+            .unwrap_err();
+        assert_eq!(err, PatchError::NoRun);
+        // With them a.py's definitions go before b.py's, as a rebuild puts them.
+        let mut r = Resolver::with_spare_places(files(), b(), vec![rules()], 2);
+        r.replace_file(
+            1,
+            file(3, 30, "a.py"),
+            vec![symbol(31, 3, 30, "f", "a")],
+            vec![],
+        )
+        .unwrap();
+        let mut symbols = vec![symbol(31, 3, 30, "f", "a")];
+        symbols.extend(b());
+        let built = Resolver::new(
+            vec![file(3, 30, "a.py"), file(2, 20, "b.py")],
+            symbols,
+            vec![rules()],
+        );
+        assert_eq!(tables(&r), tables(&built));
+        assert_eq!(
+            r.ix.by_name["f"]
+                .iter()
+                .map(|&p| r.ix.symbols[p as usize].id)
+                .collect::<Vec<_>>(),
+            vec![31, 21]
+        );
     }
 
     #[test]
