@@ -160,6 +160,9 @@
 (arguments (identifier) @name @reference.read)
 (return_statement (identifier) @name @reference.read)
 (variable_declarator value: (identifier) @name @reference.read)
+; default values of destructured and plain parameters (`{ getRowCanExpand = defaultGetRowCanExpand }`)
+(object_assignment_pattern right: (identifier) @name @reference.read)
+(assignment_pattern right: (identifier) @name @reference.read)
 (assignment_expression right: (identifier) @name @reference.read)
 (augmented_assignment_expression right: (identifier) @name @reference.read)
 (binary_expression (identifier) @name @reference.read)
@@ -199,6 +202,7 @@
 (object_pattern (pair_pattern value: (identifier) @binding.name) @binding)
 (array_pattern (identifier) @binding.name @binding)
 (assignment_pattern left: (identifier) @binding.name) @binding
+(object_assignment_pattern left: (shorthand_property_identifier_pattern) @binding.name) @binding
 
 ; `class A extends B`, `class A extends ns.B` (javascript grammar: the heritage is the expression
 ; itself; the typescript grammar wraps it in `extends_clause`, which its own query handles, so the

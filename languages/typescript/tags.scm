@@ -172,6 +172,9 @@
 (required_parameter pattern: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding
 (optional_parameter pattern: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding
 (required_parameter pattern: (identifier) @binding.name) @binding
+; a parameter's default value (`limit = DEFAULT_LIMIT`) reads a name
+(required_parameter value: (identifier) @name @reference.read)
+(optional_parameter value: (identifier) @name @reference.read)
 (optional_parameter pattern: (identifier) @binding.name) @binding
 (variable_declarator name: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding
 

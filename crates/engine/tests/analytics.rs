@@ -1370,6 +1370,18 @@ candidates 33 entry 2 referenced 19 dead 4 unknown 8 share 0.667
 const TS_MORE_RULES: &str = r#"
 //- /package.json
 {"name": "app2"}
+//- /src/vite-env.d.ts
+interface ImportMeta {
+  readonly env: Record<string, string>;
+}
+//- /src/table.ts
+const defaultExpand = (): boolean => false;
+
+export function makeTable({ expand = defaultExpand } = {}): boolean {
+  return expand();
+}
+
+makeTable();
 //- /src/module.ts
 export function register(bind: (x: object) => void): void {
   bind({
@@ -1437,7 +1449,7 @@ fn typescript_object_members_escaping_classes_aliases_and_uncalled_interfaces() 
     check(
         &dead_text(&d),
         "
-candidates 16 entry 0 referenced 5 dead 7 unknown 4 share 0.364
+candidates 19 entry 0 referenced 7 dead 7 unknown 5 share 0.417
   dead    src/api.Lonely                           unreferenced
   dead    src/api.Lonely.unusedMethod              unreferenced
   dead    src/api.createApi                        unreferenced
@@ -1448,6 +1460,7 @@ candidates 16 entry 0 referenced 5 dead 7 unknown 4 share 0.364
   unknown src/api.Position.isAfter                 escaping (Position is stored in an object literal)
   unknown src/module.register.onStart              object_member
   unknown src/telemetry.Logger.logUsage            structural (an outside type theia.Logger has its class's name)
+  unknown src/vite-env.d.ImportMeta                augmentation (src/vite-env.d.ts declares it globally)
   unknown src/widget/api.fetchList                 path_alias (imported from \"~/api\")
 ",
     );

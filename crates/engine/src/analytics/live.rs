@@ -1759,6 +1759,20 @@ impl Facts {
         {
             return Some(("augmentation", Some(g.node(g.parent(ix)?).qname.clone())));
         }
+        // A top-level declaration a `.d.ts` file does not export: in a global declaration file
+        // (`vite-env.d.ts`: `interface ImportMeta { ... }`) it merges into the global scope, where
+        // the compiler and libraries use it by name.
+        if js
+            && !exported
+            && n.path.ends_with(".d.ts")
+            && g.parent(ix)
+                .is_some_and(|p| g.node(p).kind == NodeKind::File)
+        {
+            return Some((
+                "augmentation",
+                Some(format!("{} declares it globally", n.path)),
+            ));
+        }
         if n.kind == NodeKind::Interface && self.merged_interfaces.contains(&n.name) {
             return Some((
                 "merged",
