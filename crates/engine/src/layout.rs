@@ -35,6 +35,127 @@ pub fn npm_package_name(text: &str) -> Option<String> {
     (!name.is_empty()).then(|| name.to_string())
 }
 
+/// The `compilerOptions.paths` aliases of a `tsconfig*.json` in directory `dir` (JSON with
+/// comments and trailing commas) as (import prefix, directory) pairs: `"@/*": ["./src/*"]` with
+/// `baseUrl` `.` gives `("@", "<dir>/src")`. Only `prefix/*` → `target/*` mappings (the first
+/// target) are kept; an import `@/a/b` then resolves as `<dir>/src/a/b` like one of the
+/// repository's own packages.
+pub fn tsconfig_aliases(text: &str, dir: &str) -> Vec<(String, String)> {
+    let Ok(json) = serde_json::from_str::<serde_json::Value>(&strip_jsonc(text)) else {
+        return Vec::new();
+    };
+    let options = &json["compilerOptions"];
+    let Some(paths) = options["paths"].as_object() else {
+        return Vec::new();
+    };
+    let base = join_path(dir, options["baseUrl"].as_str().unwrap_or("."));
+    let mut out = Vec::new();
+    for (pattern, targets) in paths {
+        let Some(prefix) = pattern.strip_suffix("/*").filter(|p| !p.is_empty()) else {
+            continue;
+        };
+        let Some(target) = targets
+            .as_array()
+            .and_then(|t| t.first())
+            .and_then(|t| t.as_str())
+            .and_then(|t| t.strip_suffix("/*"))
+        else {
+            continue;
+        };
+        out.push((prefix.to_string(), join_path(&base, target)));
+    }
+    out
+}
+
+/// `dir` joined with a relative path (`.`, `..` and `./` resolved; never above the root).
+fn join_path(dir: &str, rel: &str) -> String {
+    let mut parts: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
+    for seg in rel.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            s => parts.push(s),
+        }
+    }
+    parts.join("/")
+}
+
+/// JSON with comments (`//`, `/* */`) and trailing commas as plain JSON.
+fn strip_jsonc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            if c == '\\' {
+                if let Some(n) = chars.next() {
+                    out.push(n);
+                }
+            } else if c == '"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match (c, chars.peek()) {
+            ('"', _) => {
+                in_string = true;
+                out.push(c);
+            }
+            ('/', Some('/')) => {
+                for n in chars.by_ref() {
+                    if n == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            ('/', Some('*')) => {
+                chars.next();
+                let mut last = ' ';
+                for n in chars.by_ref() {
+                    if last == '*' && n == '/' {
+                        break;
+                    }
+                    last = n;
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    // Trailing commas: a comma followed (past whitespace) by a closing bracket.
+    let bytes: Vec<char> = out.chars().collect();
+    let mut cleaned = String::with_capacity(out.len());
+    let mut in_string = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if in_string {
+            cleaned.push(c);
+            if c == '\\' && i + 1 < bytes.len() {
+                cleaned.push(bytes[i + 1]);
+                i += 1;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+            cleaned.push(c);
+        } else if c == ',' {
+            let next = bytes[i + 1..].iter().find(|c| !c.is_whitespace());
+            if !matches!(next, Some('}') | Some(']')) {
+                cleaned.push(c);
+            }
+        } else {
+            cleaned.push(c);
+        }
+        i += 1;
+    }
+    cleaned
+}
+
 pub fn cargo_package_name(text: &str) -> Option<String> {
     let mut in_package = false;
     for line in text.lines() {
@@ -165,6 +286,39 @@ impl Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tsconfig_paths_become_prefixes_of_directories() {
+        let text = r#"{
+  // comments and trailing commas, as tsc allows
+  "compilerOptions": {
+    "baseUrl": ".", /* the project */
+    "paths": {
+      "src/*": ["src/*"],
+      "@/*": ["./app/*", "./other/*"],
+      "openapi/*": ["openapi-gen/*",],
+      "exact": ["src/exact.ts"],
+      "url": ["http://x/*"],
+    },
+  },
+}"#;
+        assert_eq!(
+            tsconfig_aliases(text, "web/ui"),
+            vec![
+                ("@".to_string(), "web/ui/app".to_string()),
+                ("openapi".to_string(), "web/ui/openapi-gen".to_string()),
+                ("src".to_string(), "web/ui/src".to_string()),
+            ]
+        );
+        assert_eq!(
+            tsconfig_aliases(
+                r#"{"compilerOptions": {"baseUrl": "../lib", "paths": {"~/*": ["*"]}}}"#,
+                "a/b"
+            ),
+            Vec::<(String, String)>::new()
+        );
+        assert!(tsconfig_aliases("not json", "").is_empty());
+    }
 
     #[test]
     fn module_prefixes() {

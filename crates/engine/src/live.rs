@@ -54,6 +54,12 @@ const STRUCTURAL: &[&str] = &[
     "go.mod",
 ];
 
+/// A file whose change runs the full pipeline: [`STRUCTURAL`] names and TypeScript's
+/// `tsconfig*.json` (their `paths` aliases are part of resolution).
+fn is_structural(name: &str) -> bool {
+    STRUCTURAL.contains(&name) || (name.starts_with("tsconfig") && name.ends_with(".json"))
+}
+
 /// One indexed file in memory.
 struct LiveFile {
     ctx: resolve::FileCtx,
@@ -1227,7 +1233,7 @@ impl LiveIndex {
                 continue;
             }
             let name = rel.rsplit('/').next().unwrap_or(rel);
-            if STRUCTURAL.contains(&name)
+            if is_structural(name)
                 || sextant_vfs::is_secret_path(rel)
                 || self.skipped.contains_key(rel)
             {
@@ -1388,7 +1394,7 @@ impl LiveIndex {
                 continue;
             }
             let name = text.rsplit('/').next().unwrap_or(text);
-            if !workspace && STRUCTURAL.contains(&name) {
+            if !workspace && is_structural(name) {
                 drop(store);
                 drop(_lock);
                 return self.full(&format!("{text} changed"), started);

@@ -1248,7 +1248,7 @@ pub(crate) fn manifests(walk: &sextant_vfs::Walk) -> (CargoPackages, NpmPackages
         })
         .collect();
     // npm packages of the repository: `import "name/sub"` of its own name resolves inside it.
-    let npm_packages: Vec<(String, String)> = walk
+    let mut npm_packages: Vec<(String, String)> = walk
         .manifests
         .iter()
         .filter(|m| m.path.file_name() == "package.json" && m.size < 1 << 20)
@@ -1262,6 +1262,22 @@ pub(crate) fn manifests(walk: &sextant_vfs::Walk) -> (CargoPackages, NpmPackages
             Some((name, dir.to_string()))
         })
         .collect();
+    // TypeScript `paths` aliases (`"@/*": ["./src/*"]`) resolve the same way: a prefix and the
+    // directory it stands for.
+    for m in walk.manifests.iter().filter(|m| {
+        let name = m.path.file_name();
+        name.starts_with("tsconfig") && name.ends_with(".json") && m.size < 1 << 20
+    }) {
+        if let Ok(source) = read_source(&m.abs, 1 << 20, usize::MAX, usize::MAX) {
+            let path = m.path.as_str();
+            let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+            for alias in crate::layout::tsconfig_aliases(&source.text, dir) {
+                if !npm_packages.contains(&alias) {
+                    npm_packages.push(alias);
+                }
+            }
+        }
+    }
     (cargo, npm_packages)
 }
 

@@ -17,7 +17,8 @@ pub struct WalkConfig {
     pub exclude: Vec<PathBuf>,
     /// Stop after this many candidate files (a guard against indexing `/` by mistake).
     pub max_files: usize,
-    /// Exact file names reported in [`Walk::manifests`] whatever their language (`Cargo.toml`).
+    /// Exact file names reported in [`Walk::manifests`] whatever their language (`Cargo.toml`);
+    /// TypeScript's `tsconfig*.json` are reported too.
     pub manifest_names: Vec<String>,
 }
 
@@ -192,7 +193,9 @@ fn classify(
         return Continue;
     }
     if !wanted(path.as_str()) {
-        if file_type.is_file() && config.manifest_names.iter().any(|n| n == path.file_name()) {
+        let name = path.file_name();
+        let tsconfig = name.starts_with("tsconfig") && name.ends_with(".json");
+        if file_type.is_file() && (tsconfig || config.manifest_names.iter().any(|n| n == name)) {
             let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
             out.manifests.push(WalkedFile {
                 path,
