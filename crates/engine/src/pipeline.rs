@@ -303,9 +303,28 @@ pub fn index(
     };
     // The walk (file-system bound) overlaps with reading what the store knows (CPU bound).
     let head_commit = head.as_ref().and_then(|h| h.commit.clone());
+    // A run that extracts everything compiles each language's queries on its own thread as soon
+    // as the walk meets the language (up to ~0.4 s each for C++ and Ruby), overlapping the walk
+    // and each other instead of stalling the first extraction worker that needs them.
+    let cold = options.full || store.active_generation_id()? == 0;
+    let warming: std::sync::Mutex<rustc_hash::FxHashSet<String>> = Default::default();
+    let wanted = |p: &str| match registry.for_path(p) {
+        Some(language) => {
+            if cold {
+                let mut seen = warming.lock().unwrap_or_else(|e| e.into_inner());
+                if seen.insert(language.id().to_string()) {
+                    let language = language.clone();
+                    let _ = std::thread::Builder::new()
+                        .name("sextant-compile".into())
+                        .spawn(move || sextant_extract::prepare(&language));
+                }
+            }
+            true
+        }
+        None => false,
+    };
     let (walk, stored) = std::thread::scope(|scope| {
-        let walking = scope
-            .spawn(|| sextant_vfs::walk(&root, &walk_config, |p| registry.for_path(p).is_some()));
+        let walking = scope.spawn(|| sextant_vfs::walk(&root, &walk_config, wanted));
         let stored = stored_state(&store, None, head_commit.as_deref());
         let walk = walking
             .join()
@@ -815,6 +834,9 @@ pub fn index(
             output
         });
         let indexes = builder.build_file_indexes();
+        // The file tables are complete: their WAL pages go to the database while resolution
+        // and the edge writes go on.
+        builder.checkpoint_behind();
         let output = resolution
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -922,6 +944,9 @@ pub fn index(
             .collect();
         (edges, unresolved)
     };
+    let mut unresolved = unresolved;
+    // In key order: appended to the end of the table's B-tree instead of inserted all over it.
+    unresolved.sort_unstable_by_key(|u| u.ref_id);
     for chunk in edges.chunks(50_000) {
         builder.write_resolution(chunk, &[])?;
     }

@@ -67,6 +67,9 @@ pub struct GenerationBuilder<'s> {
     /// Refresh the planner statistics when publishing (a generation that changes a few files
     /// leaves them valid; skipping saves its cost).
     pub analyze: bool,
+    /// A checkpoint of the bulk load's WAL running on its own connection (see
+    /// [`GenerationBuilder::checkpoint_behind`]).
+    checkpointer: Option<std::thread::JoinHandle<()>>,
 }
 
 fn now() -> i64 {
@@ -237,6 +240,7 @@ impl Store {
             next_set,
             sets: std::collections::HashMap::new(),
             analyze: true,
+            checkpointer: None,
         })
     }
 }
@@ -678,11 +682,40 @@ impl GenerationBuilder<'_> {
         Ok(())
     }
 
+    /// During a bulk load, copies what is committed so far from the WAL into the database on a
+    /// second connection and thread, while this one goes on writing: the copy and its `fsync`
+    /// (about 0.3 s for Django's 90 MB) overlap with resolution and the edge writes instead of
+    /// adding to the end of the run. A passive checkpoint never blocks the writer, and a failure
+    /// only leaves more for the final checkpoint of [`GenerationBuilder::finish_bulk`].
+    pub fn checkpoint_behind(&mut self) {
+        if !self.bulk || self.checkpointer.is_some() {
+            return;
+        }
+        let path = self.store.path.clone();
+        self.checkpointer = std::thread::Builder::new()
+            .name("sextant-checkpoint".into())
+            .spawn(move || {
+                let run = || -> rusqlite::Result<()> {
+                    let c = rusqlite::Connection::open(&path)?;
+                    c.busy_timeout(std::time::Duration::from_secs(30))?;
+                    c.pragma_update(None, "synchronous", "NORMAL")?;
+                    c.execute_batch("PRAGMA wal_checkpoint(PASSIVE)")
+                };
+                if let Err(e) = run() {
+                    tracing::debug!("background checkpoint of {}: {e}", path.display());
+                }
+            })
+            .ok();
+    }
+
     /// Rebuilds the secondary indexes after a bulk load.
     pub fn finish_bulk(&mut self) -> Result<()> {
         if self.bulk {
             self.store
                 .in_write_tx(|c| crate::schema::create_indexes(c, false))?;
+            if let Some(checkpointer) = self.checkpointer.take() {
+                let _ = checkpointer.join();
+            }
             self.store
                 .conn
                 .execute_batch("PRAGMA wal_autocheckpoint = 1000; PRAGMA wal_checkpoint(TRUNCATE);")

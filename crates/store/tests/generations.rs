@@ -104,6 +104,10 @@ fn build(store: &mut Store, hash: &str, publish: bool) -> i64 {
         }],
     )])
     .unwrap();
+    // As the indexer does: the file tables' pages are copied to the database on another
+    // connection while the edges are written.
+    b.build_file_indexes().unwrap();
+    b.checkpoint_behind();
     b.write_resolution(
         &[EdgeRow {
             file_id: f,
@@ -187,6 +191,24 @@ fn reopening_restores_indexes_dropped_by_an_interrupted_bulk_load() {
     let plan = store.explain_name_lookup().unwrap();
     assert!(plan.contains("nodes_name_nocase"), "{plan}");
     assert_eq!(store.nodes_by_name(g, "caller", 10).unwrap().len(), 1);
+}
+
+#[test]
+fn a_bulk_load_checkpointed_behind_ends_with_everything_in_the_database_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index.db");
+    let g = {
+        let mut store = Store::open(&path).unwrap();
+        build(&mut store, "h", true)
+    };
+    // The final checkpoint truncated the WAL: every page is in the database file itself.
+    let wal = dir.path().join("index.db-wal");
+    assert_eq!(std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0), 0);
+    let store = Store::open_read_only(&path).unwrap();
+    assert_eq!(store.active_generation_id().unwrap(), g);
+    assert_eq!(store.nodes_by_name(g, "caller", 10).unwrap().len(), 1);
+    let caller = store.nodes_by_name(g, "caller", 10).unwrap()[0].id;
+    assert_eq!(store.edges_from(g, caller, &["calls"]).unwrap().len(), 1);
 }
 
 #[test]
