@@ -786,61 +786,70 @@ pub fn index(
     progress(Progress::Resolving {
         references: r_refs.len() as u64,
     });
-    // Resolution must not depend on the order in which files arrived from the workers: feed it in
-    // path order (ids inside a file follow the source order).
-    r_files.sort_by(|a, b| a.path.cmp(&b.path));
-    let all_files: Vec<i64> = r_files.iter().map(|f| f.id).collect();
-    let rank: FxHashMap<i64, usize> = r_files.iter().enumerate().map(|(i, f)| (f.id, i)).collect();
-    let rank_of = |file: i64| rank.get(&file).copied().unwrap_or(usize::MAX);
-    r_symbols.sort_by_key(|s| (rank_of(s.file), s.id));
-    r_refs.sort_by_key(|r| (rank_of(r.file), r.id));
-    r_imports.sort_by_key(|i| (rank_of(i.file), i.id));
-    // Each edge belongs to the edge set of its source node's file; each unresolved reference to
-    // its own file's.
-    let mut node_file: FxHashMap<i64, i64> =
-        FxHashMap::with_capacity_and_hasher(r_symbols.len() + r_files.len(), Default::default());
-    node_file.extend(r_files.iter().map(|f| (f.node, f.id)));
-    node_file.extend(r_symbols.iter().map(|s| (s.id, s.file)));
-    // Resolution runs in memory on the worker pool while this thread builds the file-version
-    // indexes of a bulk load: the two overlap instead of adding up.
-    let (mut output, indexes) = std::thread::scope(|scope| {
-        let resolution = scope.spawn(|| {
-            let mut resolver = resolve::Resolver::new(r_files, r_symbols, book.rules)
-                .with_bindings(r_bindings)
-                .with_packages(npm_packages);
-            let mut output = resolve::Output {
-                edges: resolver.resolve_imports(&r_imports),
-                unresolved: Vec::new(),
-            };
-            resolver.link_out_of_line_members();
-            let inherited = resolver.resolve_inheritance(&r_refs);
-            let done_ids: rustc_hash::FxHashSet<i64> =
-                inherited.iter().map(|(id, _)| *id).collect();
-            for (_, r) in inherited {
-                resolve::push(&mut output, r);
-            }
-            output.edges.extend(resolver.overrides());
-            let resolver = &resolver;
-            let rest: Vec<resolve::Resolution> = pool.install(|| {
-                r_refs
-                    .par_iter()
-                    .filter(|r| !done_ids.contains(&r.id))
-                    .map(|r| resolve_guarded(resolver, r))
-                    .collect()
-            });
-            for r in rest {
-                resolve::push(&mut output, r);
-            }
-            output
+    // Resolution (sorting its inputs included) runs in memory on the worker pool while this
+    // thread builds the file-version indexes of a bulk load: the two overlap instead of adding up.
+    let no_scip = scip_index.is_none();
+    let resolution = |mut r_files: Vec<resolve::FileCtx>,
+                      mut r_symbols: Vec<resolve::Symbol>,
+                      mut r_refs: Vec<resolve::Ref>,
+                      mut r_imports: Vec<resolve::Imp>| {
+        // Resolution must not depend on the order in which files arrived from the workers: feed
+        // it in path order (ids inside a file follow the source order).
+        r_files.sort_by(|a, b| a.path.cmp(&b.path));
+        let all_files: Vec<i64> = r_files.iter().map(|f| f.id).collect();
+        let rank: FxHashMap<i64, usize> =
+            r_files.iter().enumerate().map(|(i, f)| (f.id, i)).collect();
+        let rank_of = |file: i64| rank.get(&file).copied().unwrap_or(usize::MAX);
+        r_symbols.sort_by_key(|s| (rank_of(s.file), s.id));
+        r_refs.sort_by_key(|r| (rank_of(r.file), r.id));
+        r_imports.sort_by_key(|i| (rank_of(i.file), i.id));
+        // Each edge belongs to the edge set of its source node's file; each unresolved reference
+        // to its own file's.
+        let mut node_file: FxHashMap<i64, i64> = FxHashMap::with_capacity_and_hasher(
+            r_symbols.len() + r_files.len(),
+            Default::default(),
+        );
+        node_file.extend(r_files.iter().map(|f| (f.node, f.id)));
+        node_file.extend(r_symbols.iter().map(|s| (s.id, s.file)));
+        let mut resolver = resolve::Resolver::new(r_files, r_symbols, book.rules)
+            .with_bindings(r_bindings)
+            .with_packages(npm_packages);
+        let mut output = resolve::Output {
+            edges: resolver.resolve_imports(&r_imports),
+            unresolved: Vec::new(),
+        };
+        resolver.link_out_of_line_members();
+        let inherited = resolver.resolve_inheritance(&r_refs);
+        let done_ids: rustc_hash::FxHashSet<i64> = inherited.iter().map(|(id, _)| *id).collect();
+        for (_, r) in inherited {
+            resolve::push(&mut output, r);
+        }
+        output.edges.extend(resolver.overrides());
+        let resolver = &resolver;
+        let rest: Vec<resolve::Resolution> = pool.install(|| {
+            r_refs
+                .par_iter()
+                .filter(|r| !done_ids.contains(&r.id))
+                .map(|r| resolve_guarded(resolver, r))
+                .collect()
         });
+        for r in rest {
+            resolve::push(&mut output, r);
+        }
+        // The rows to write are made here too, unless a SCIP index changes the output first.
+        let rows = no_scip.then(|| ResolvedRows::of(&output, &node_file, &r_refs, &all_files));
+        (output, all_files, node_file, r_refs, rows)
+    };
+    let ((mut output, all_files, node_file, r_refs, rows), indexes) = std::thread::scope(|scope| {
+        let resolution = scope.spawn(move || resolution(r_files, r_symbols, r_refs, r_imports));
         let indexes = builder.build_file_indexes();
         // The file tables are complete: their WAL pages go to the database while resolution
         // and the edge writes go on.
         builder.checkpoint_behind();
-        let output = resolution
+        let resolved = resolution
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (output, indexes)
+        (resolved, indexes)
     });
     indexes?;
     mark("resolve", &mut phases);
@@ -855,32 +864,16 @@ pub fn index(
         mark("scip", &mut phases);
     }
 
-    let ref_file: FxHashMap<i64, i64> = r_refs.iter().map(|r| (r.id, r.file)).collect();
-    let edges: Vec<EdgeRow> = output
-        .edges
-        .iter()
-        .map(|e| EdgeRow {
-            file_id: node_file.get(&e.src).copied().unwrap_or_default(),
-            src: e.src,
-            dst: e.dst,
-            kind: e.kind,
-            provenance: e.provenance,
-            confidence: e.confidence,
-            rule: e.rule,
-            ref_id: e.ref_id,
-            import_id: e.import_id,
-        })
-        .collect();
-    let unresolved: Vec<UnresolvedRow> = output
-        .unresolved
-        .iter()
-        .map(|u| UnresolvedRow {
-            file_id: ref_file.get(&u.ref_id).copied().unwrap_or_default(),
-            ref_id: u.ref_id,
-            reason: u.reason,
-            candidates: u.candidates,
-        })
-        .collect();
+    let ResolvedRows {
+        edges,
+        unresolved,
+        hashes,
+        edge_counts: mut counted_edges,
+        unresolved_counts,
+    } = match rows {
+        Some(rows) => rows,
+        None => ResolvedRows::of(&output, &node_file, &r_refs, &all_files),
+    };
     options.check_cancel()?;
     progress(Progress::Writing);
     // A file whose edges came out exactly as in the active generation shares that edge set:
@@ -896,30 +889,9 @@ pub fn index(
         } else {
             FxHashMap::default()
         };
-        let mut keys: FxHashMap<i64, (Vec<EdgeKey>, Vec<UnresolvedKey>)> = FxHashMap::default();
-        for e in &edges {
-            keys.entry(e.file_id).or_default().0.push((
-                e.ref_id,
-                e.import_id,
-                e.src,
-                e.dst,
-                e.kind,
-                e.provenance,
-                e.confidence,
-                e.rule,
-            ));
-        }
-        for u in &unresolved {
-            keys.entry(u.file_id)
-                .or_default()
-                .1
-                .push((u.ref_id, u.reason, u.candidates));
-        }
         let mut record = Vec::with_capacity(all_files.len());
         let mut shared: rustc_hash::FxHashSet<i64> = rustc_hash::FxHashSet::default();
-        for &file in &all_files {
-            let (mut e, mut u) = keys.remove(&file).unwrap_or_default();
-            let hash = set_hash(&mut e, &mut u);
+        for (&file, &hash) in all_files.iter().zip(&hashes) {
             match previous.get(&file) {
                 Some(&(set, Some(h))) if h == hash => {
                     record.push((file, set, Some(hash)));
@@ -934,19 +906,20 @@ pub fn index(
         }
         builder.record_sets(&record)?;
         summary.sets_shared = shared.len() as u64;
-        let edges: Vec<EdgeRow> = edges
-            .into_iter()
-            .filter(|e| !shared.contains(&e.file_id))
-            .collect();
-        let unresolved: Vec<UnresolvedRow> = unresolved
-            .into_iter()
-            .filter(|u| !shared.contains(&u.file_id))
-            .collect();
-        (edges, unresolved)
+        if shared.is_empty() {
+            (edges, unresolved)
+        } else {
+            let edges: Vec<EdgeRow> = edges
+                .into_iter()
+                .filter(|e| !shared.contains(&e.file_id))
+                .collect();
+            let unresolved: Vec<UnresolvedRow> = unresolved
+                .into_iter()
+                .filter(|u| !shared.contains(&u.file_id))
+                .collect();
+            (edges, unresolved)
+        }
     };
-    let mut unresolved = unresolved;
-    // In key order: appended to the end of the table's B-tree instead of inserted all over it.
-    unresolved.sort_unstable_by_key(|u| u.ref_id);
     for chunk in edges.chunks(50_000) {
         builder.write_resolution(chunk, &[])?;
     }
@@ -963,18 +936,8 @@ pub fn index(
     mark("write", &mut phases);
 
     // Summary.
-    let mut edge_counts: FxHashMap<String, u64> = FxHashMap::default();
-    for e in &output.edges {
-        *edge_counts
-            .entry(format!("{}/{}", e.kind.as_str(), e.provenance.as_str()))
-            .or_default() += 1;
-    }
-    let contains = summary.symbols;
-    edge_counts.insert("contains/asserted".into(), contains);
-    let mut unresolved_counts: FxHashMap<String, u64> = FxHashMap::default();
-    for u in &output.unresolved {
-        *unresolved_counts.entry(u.reason.to_string()).or_default() += 1;
-    }
+    counted_edges.insert("contains/asserted".into(), summary.symbols);
+    let edge_counts = counted_edges;
     let mut skip_counts: FxHashMap<String, u64> = FxHashMap::default();
     for (_, reason, _) in &skipped {
         *skip_counts.entry(reason.to_string()).or_default() += 1;
@@ -1125,6 +1088,98 @@ fn push(
         crate::cache::push_after_run(report, store, generation, commit);
         if report.pushed.is_some() {
             phases.push(("push".into(), report.push_seconds));
+        }
+    }
+}
+
+/// What a run writes of its resolution: the edge and unresolved rows (unresolved ones in key
+/// order, so they append to the table's B-tree), each file's edge-set fingerprint in the order of
+/// `all_files`, and the summary's counts.
+struct ResolvedRows {
+    edges: Vec<EdgeRow>,
+    unresolved: Vec<UnresolvedRow>,
+    hashes: Vec<i64>,
+    edge_counts: FxHashMap<String, u64>,
+    unresolved_counts: FxHashMap<String, u64>,
+}
+
+impl ResolvedRows {
+    fn of(
+        output: &resolve::Output,
+        node_file: &FxHashMap<i64, i64>,
+        refs: &[resolve::Ref],
+        all_files: &[i64],
+    ) -> Self {
+        let ref_file: FxHashMap<i64, i64> = refs.iter().map(|r| (r.id, r.file)).collect();
+        let edges: Vec<EdgeRow> = output
+            .edges
+            .iter()
+            .map(|e| EdgeRow {
+                file_id: node_file.get(&e.src).copied().unwrap_or_default(),
+                src: e.src,
+                dst: e.dst,
+                kind: e.kind,
+                provenance: e.provenance,
+                confidence: e.confidence,
+                rule: e.rule,
+                ref_id: e.ref_id,
+                import_id: e.import_id,
+            })
+            .collect();
+        let mut unresolved: Vec<UnresolvedRow> = output
+            .unresolved
+            .iter()
+            .map(|u| UnresolvedRow {
+                file_id: ref_file.get(&u.ref_id).copied().unwrap_or_default(),
+                ref_id: u.ref_id,
+                reason: u.reason,
+                candidates: u.candidates,
+            })
+            .collect();
+        let mut keys: FxHashMap<i64, (Vec<EdgeKey>, Vec<UnresolvedKey>)> = FxHashMap::default();
+        let mut by_kind: FxHashMap<(sextant_model::EdgeKind, sextant_model::Provenance), u64> =
+            FxHashMap::default();
+        for e in &edges {
+            *by_kind.entry((e.kind, e.provenance)).or_default() += 1;
+            keys.entry(e.file_id).or_default().0.push((
+                e.ref_id,
+                e.import_id,
+                e.src,
+                e.dst,
+                e.kind,
+                e.provenance,
+                e.confidence,
+                e.rule,
+            ));
+        }
+        let mut unresolved_counts: FxHashMap<String, u64> = FxHashMap::default();
+        for u in &unresolved {
+            *unresolved_counts.entry(u.reason.to_string()).or_default() += 1;
+            keys.entry(u.file_id)
+                .or_default()
+                .1
+                .push((u.ref_id, u.reason, u.candidates));
+        }
+        let hashes = all_files
+            .iter()
+            .map(|file| {
+                let (mut e, mut u) = keys.remove(file).unwrap_or_default();
+                set_hash(&mut e, &mut u)
+            })
+            .collect();
+        unresolved.sort_unstable_by_key(|u| u.ref_id);
+        let edge_counts = by_kind
+            .into_iter()
+            .map(|((kind, provenance), n)| {
+                (format!("{}/{}", kind.as_str(), provenance.as_str()), n)
+            })
+            .collect();
+        ResolvedRows {
+            edges,
+            unresolved,
+            hashes,
+            edge_counts,
+            unresolved_counts,
         }
     }
 }
