@@ -926,6 +926,8 @@ pub fn index(
     for chunk in unresolved.chunks(50_000) {
         builder.write_resolution(&[], chunk)?;
     }
+    // The resolution's rows go to the database while their indexes are built.
+    builder.checkpoint_behind();
     let mut skipped: Vec<(String, &'static str, u64)> = walk
         .skipped
         .iter()

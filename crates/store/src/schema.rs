@@ -199,7 +199,8 @@ const V4: &str = r#"
 ALTER TABLE gen_files ADD COLUMN set_hash INTEGER;
 "#;
 
-/// Secondary indexes of the bulk tables, as (name, `table(columns)`); the edge indexes come last.
+/// Secondary indexes of the bulk tables, as (name, `table(columns)`); those of the resolution's
+/// tables (edges, unresolved) come last.
 /// A first index of an empty database drops them and builds them once after loading (much faster
 /// than maintaining them row by row); `Store::open` always makes sure they exist, so a crash in
 /// between cannot leave a database without them.
@@ -228,7 +229,9 @@ pub(crate) const RETIRED_INDEXES: &[&str] = &["refs_src"];
 /// file-version tables (nodes, refs, imports).
 pub(crate) fn create_indexes(conn: &Connection, file_tables_only: bool) -> rusqlite::Result<()> {
     for (name, on) in SECONDARY_INDEXES {
-        if file_tables_only && on.starts_with("edges(") {
+        // The resolution's tables are filled after the file tables' indexes are built: theirs
+        // are built once they are loaded, not maintained row by row.
+        if file_tables_only && (on.starts_with("edges(") || on.starts_with("unresolved(")) {
             continue;
         }
         conn.execute_batch(&format!("CREATE INDEX IF NOT EXISTS {name} ON {on}"))?;

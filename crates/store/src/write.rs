@@ -687,9 +687,17 @@ impl GenerationBuilder<'_> {
     /// (about 0.3 s for Django's 90 MB) overlap with resolution and the edge writes instead of
     /// adding to the end of the run. A passive checkpoint never blocks the writer, and a failure
     /// only leaves more for the final checkpoint of [`GenerationBuilder::finish_bulk`].
+    /// Called again once the previous one has finished, it copies what was committed since.
     pub fn checkpoint_behind(&mut self) {
-        if !self.bulk || self.checkpointer.is_some() {
+        if !self.bulk {
             return;
+        }
+        if let Some(previous) = self.checkpointer.take() {
+            if !previous.is_finished() {
+                self.checkpointer = Some(previous);
+                return;
+            }
+            let _ = previous.join();
         }
         let path = self.store.path.clone();
         self.checkpointer = std::thread::Builder::new()
