@@ -133,6 +133,7 @@ impl Resolver {
         symbols: Vec<Symbol>,
         binds: Vec<Bind>,
     ) -> Result<Replaced, PatchError> {
+        self.tables_changed();
         let Some(&fi) = self.ix.file_index.get(&old) else {
             return Err(PatchError::UnknownFile);
         };

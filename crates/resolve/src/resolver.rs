@@ -74,7 +74,14 @@ pub struct Resolver {
     /// Normalised owner paths of the out-of-line member candidates (a type appearing or
     /// vanishing at one of them changes which members are out of line).
     pub(crate) owner_paths: FxHashSet<String>,
+    /// [`Resolver::member_candidates`]' members named `name` that a reference of a kind from a
+    /// language family may reach, by name then (kind, family): a function of the tables alone,
+    /// kept while resolving (Django looks up "get" thousands of times) and emptied by every
+    /// method that changes the tables ([`Resolver::tables_changed`]).
+    member_memo: std::sync::Mutex<MemberMemo>,
 }
+
+type MemberMemo = FxHashMap<String, Vec<(RefKind, u16, std::sync::Arc<[u32]>)>>;
 
 /// The place of a file's `local`-th binding in rebuild order (files in the order fed).
 pub(crate) fn bind_key(file: usize, local: usize) -> u64 {
@@ -158,12 +165,23 @@ impl Resolver {
             imported_files: FxHashMap::default(),
             fixed_names: FxHashMap::default(),
             owner_paths: FxHashSet::default(),
+            member_memo: Default::default(),
         }
+    }
+
+    /// Forgets what was derived from the tables: every `&mut self` entry point that changes
+    /// them calls this first.
+    pub(crate) fn tables_changed(&mut self) {
+        self.member_memo
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
     }
 
     /// Adds the repository's own packages (name, directory): an import of `name` or
     /// `name/sub` resolves inside the directory (`sub`, `src/sub`, `lib/sub`, their `index`).
     pub fn with_packages(mut self, mut packages: Vec<(String, String)>) -> Resolver {
+        self.tables_changed();
         // Longest name first: `@a/b-c` before `@a/b`.
         packages.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.cmp(b)));
         self.packages = packages;
@@ -210,6 +228,7 @@ impl Resolver {
     /// Adds typed bindings (receiver typing). Order matters only within a scope: the first
     /// binding of a name with a declared type wins, else the first with a value.
     pub fn with_bindings(mut self, binds: Vec<Bind>) -> Resolver {
+        self.tables_changed();
         let mut local = 0usize;
         let mut previous: Option<i64> = None;
         for (i, b) in binds.iter().enumerate() {
@@ -489,6 +508,7 @@ impl Resolver {
     /// in [`IMPORT_PASSES`] passes so that re-exports (a module importing what it exposes)
     /// chain through that many modules whatever the order of the files.
     pub fn resolve_imports(&mut self, imports: &[Imp]) -> Vec<Edge> {
+        self.tables_changed();
         for imp in imports {
             for n in imp.source.split(['.', ':', '/', '\\']) {
                 self.fix(n, None);
@@ -517,6 +537,7 @@ impl Resolver {
 
     /// Records that a definition named `name` cannot appear or vanish (in `files`, or anywhere).
     pub(crate) fn fix(&mut self, name: &str, files: Option<&FxHashSet<u32>>) {
+        self.tables_changed();
         if name.is_empty() {
             return;
         }
@@ -566,6 +587,7 @@ impl Resolver {
     }
 
     fn resolve_imports_once(&mut self, imports: &[Imp]) -> Vec<Edge> {
+        self.tables_changed();
         let mut edges = Vec::new();
         let mut bindings: FxHashMap<i64, FileBindings> = FxHashMap::default();
         for imp in imports {
@@ -772,6 +794,7 @@ impl Resolver {
     /// owner segment of their qualified name from where they are written. Call after
     /// [`Resolver::resolve_imports`].
     pub fn link_out_of_line_members(&mut self) {
+        self.tables_changed();
         let mut extra: FxHashMap<(u32, String), Vec<u32>> = FxHashMap::default();
         let mut owners: FxHashMap<u32, u32> = FxHashMap::default();
         for i in 0..self.ix.symbols.len() as u32 {
@@ -852,6 +875,7 @@ impl Resolver {
 
     /// Resolves inheritance and implementation clauses first, so member lookups can follow them.
     pub fn resolve_inheritance(&mut self, refs: &[Ref]) -> Vec<(i64, Resolution)> {
+        self.tables_changed();
         let mut out = Vec::new();
         for r in refs {
             if !matches!(r.kind, RefKind::Inherit | RefKind::Implement) {
@@ -1560,19 +1584,42 @@ impl Resolver {
         if self.rules_of(file).builtin_members.contains(name) {
             return Self::unresolved(r, "external", 0);
         }
-        let all = self.ix.by_name.get(name).map(Vec::as_slice).unwrap_or(&[]);
-        let found: Vec<u32> = self
-            .keep(r, file, all)
-            .into_iter()
-            .filter(|&c| {
-                let s = &self.ix.symbols[c as usize];
-                let in_type = s
-                    .parent
-                    .and_then(|p| self.ix.symbol(p))
-                    .is_some_and(|(_, p)| p.kind.is_type_like());
-                in_type || self.ix.norm[c as usize].contains('.') && s.kind == NodeKind::Method
+        let family = self.ix.family_of_lang[file.lang];
+        let memo = |memo: &MemberMemo| {
+            memo.get(name).and_then(|by_use| {
+                by_use
+                    .iter()
+                    .find(|(kind, fam, _)| *kind == r.kind && *fam == family)
+                    .map(|(_, _, found)| found.clone())
             })
-            .collect();
+        };
+        let remembered = memo(&self.member_memo.lock().unwrap_or_else(|e| e.into_inner()));
+        let found = match remembered {
+            Some(found) => found,
+            None => {
+                let all = self.ix.by_name.get(name).map(Vec::as_slice).unwrap_or(&[]);
+                let found: std::sync::Arc<[u32]> = self
+                    .keep(r, file, all)
+                    .into_iter()
+                    .filter(|&c| {
+                        let s = &self.ix.symbols[c as usize];
+                        let in_type = s
+                            .parent
+                            .and_then(|p| self.ix.symbol(p))
+                            .is_some_and(|(_, p)| p.kind.is_type_like());
+                        in_type
+                            || self.ix.norm[c as usize].contains('.') && s.kind == NodeKind::Method
+                    })
+                    .collect();
+                self.member_memo
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .entry(name.to_string())
+                    .or_default()
+                    .push((r.kind, family, found.clone()));
+                found
+            }
+        };
         if found.is_empty() {
             return Self::unresolved(r, "no_candidates", 0);
         }
@@ -1599,6 +1646,7 @@ impl Resolver {
 
     /// Convenience for small inputs: resolves imports, inheritance and every reference.
     pub fn resolve_all(&mut self, imports: &[Imp], refs: &[Ref]) -> Output {
+        self.tables_changed();
         let mut out = Output {
             edges: self.resolve_imports(imports),
             unresolved: Vec::new(),
