@@ -56,6 +56,7 @@ pub use scip_merge::ScipSummary;
 pub use search::{
     SEARCH_CAP, SearchPage, SearchSummary, kind_from_label, set_degree_scan_threshold_for_tests,
 };
+pub use sextant_lang::{ParserAllocator, set_parser_allocator};
 pub use sextant_scip::Index as ScipIndex;
 pub use types::*;
 pub use watch::{WatchEvent, WatchOptions, WatchTrigger, watch};

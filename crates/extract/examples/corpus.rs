@@ -3,6 +3,8 @@
 //! `cargo run --release -p sextant-extract --example corpus -- DIR [ROUNDS]`. Round 1 computes
 //! the digest (of the facts' `Debug` text, file by file in path order); later rounds are timed.
 //! The first 50 files are extracted once beforehand, compiling their languages' queries.
+//! Unlike the `sextant` binary (mimalloc for Rust and for tree-sitter's C core), this allocates
+//! with libc malloc: compare its figures with each other, not with the binary's.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 

@@ -3,12 +3,14 @@
 //! files using Sextant's capture names. Built-in folders are embedded at build time; user folders load
 //! through the same [`Registry::load_dir`] path. Grammars are compiled in and looked up by name.
 
+mod alloc;
 mod captures;
 mod grammar;
 mod manifest;
 mod patterns;
 mod registry;
 
+pub use alloc::{Allocator as ParserAllocator, set_parser_allocator};
 pub use captures::{Capture, CaptureError, validate_capture};
 pub use grammar::{GRAMMARS, grammar};
 pub use manifest::{

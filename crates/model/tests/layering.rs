@@ -78,6 +78,7 @@ const ALLOWED: &[(&str, &[&str], &[&str])] = &[
         &[
             "clap",
             "mimalloc",
+            "libmimalloc-sys",
             "indicatif",
             "tracing",
             "tracing-subscriber",
