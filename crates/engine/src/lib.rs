@@ -20,6 +20,7 @@ mod scip_map;
 mod scip_merge;
 mod search;
 mod types;
+mod warmup;
 mod watch;
 mod workspace;
 

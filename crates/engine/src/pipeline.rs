@@ -21,6 +21,7 @@ use sextant_vfs::{WalkConfig, read_source};
 use crate::home::DataDir;
 use crate::layout::{Layout, cargo_package_name};
 use crate::types::IndexSummary;
+use crate::warmup::{Warmup, compile_threads};
 use crate::{Error, Result};
 
 /// What the caller can tune.
@@ -303,21 +304,14 @@ pub fn index(
     };
     // The walk (file-system bound) overlaps with reading what the store knows (CPU bound).
     let head_commit = head.as_ref().and_then(|h| h.commit.clone());
-    // A run that extracts everything compiles each language's queries on its own thread as soon
-    // as the walk meets the language (up to ~0.4 s each for C++ and Ruby), overlapping the walk
-    // and each other instead of stalling the first extraction worker that needs them.
+    // A run that extracts everything compiles each language's queries before the workers need
+    // them (up to ~0.4 s each for C++ and Ruby), beside the walk: see [`Warmup`].
     let cold = options.full || store.active_generation_id()? == 0;
-    let warming: std::sync::Mutex<rustc_hash::FxHashSet<String>> = Default::default();
+    let warmup = Warmup::new(compile_threads(options.threads));
     let wanted = |p: &str| match registry.for_path(p) {
         Some(language) => {
             if cold {
-                let mut seen = warming.lock().unwrap_or_else(|e| e.into_inner());
-                if seen.insert(language.id().to_string()) {
-                    let language = language.clone();
-                    let _ = std::thread::Builder::new()
-                        .name("sextant-compile".into())
-                        .spawn(move || sextant_extract::prepare(&language));
-                }
+                warmup.saw(language);
             }
             true
         }
@@ -413,7 +407,28 @@ pub fn index(
         .stack_size(64 << 20)
         .build()
         .map_err(|e| Error::Io(e.to_string()))?;
-    let files = &walk.files;
+    // The languages with the most files first, so that a rare language (a few C++ or Ruby files
+    // in a C repository) is extracted last, when its queries are compiled (path order within a
+    // language). Resolution does not depend on the order files arrive in.
+    let files: Vec<&sextant_vfs::WalkedFile> = {
+        let mut count: FxHashMap<&str, usize> = FxHashMap::default();
+        let language_of = |f: &sextant_vfs::WalkedFile| {
+            registry
+                .for_path(f.path.as_str())
+                .map(|l| l.id())
+                .unwrap_or_default()
+        };
+        for f in &walk.files {
+            *count.entry(language_of(f)).or_default() += 1;
+        }
+        let mut files: Vec<&sextant_vfs::WalkedFile> = walk.files.iter().collect();
+        files.sort_by_key(|f| {
+            let language = language_of(f);
+            (std::cmp::Reverse(count[language]), language)
+        });
+        files
+    };
+    let files = &files;
     let mut builder = store.begin_generation(
         head.as_ref().and_then(|h| h.commit.as_deref()),
         head.as_ref().and_then(|h| h.branch.as_deref()),
@@ -842,8 +857,14 @@ pub fn index(
     };
     let ((mut output, all_files, node_file, r_refs, rows, resolver), indexes) =
         std::thread::scope(|scope| {
-            let resolution = scope.spawn(move || resolution(r_files, r_symbols, r_refs, r_imports));
+            let t0 = Instant::now();
+            let resolution = scope.spawn(move || {
+                let r = resolution(r_files, r_symbols, r_refs, r_imports);
+                tracing::debug!(seconds = t0.elapsed().as_secs_f64(), "resolution done");
+                r
+            });
             let indexes = builder.build_file_indexes();
+            tracing::debug!(seconds = t0.elapsed().as_secs_f64(), "file indexes built");
             // The file tables are complete: their WAL pages go to the database while resolution
             // and the edge writes go on.
             builder.checkpoint_behind();

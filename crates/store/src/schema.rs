@@ -234,7 +234,13 @@ pub(crate) fn create_indexes(conn: &Connection, file_tables_only: bool) -> rusql
         if file_tables_only && (on.starts_with("edges(") || on.starts_with("unresolved(")) {
             continue;
         }
+        let started = std::time::Instant::now();
         conn.execute_batch(&format!("CREATE INDEX IF NOT EXISTS {name} ON {on}"))?;
+        tracing::debug!(
+            index = name,
+            seconds = started.elapsed().as_secs_f64(),
+            "index built"
+        );
     }
     if !file_tables_only {
         for name in RETIRED_INDEXES {
