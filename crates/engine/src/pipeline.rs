@@ -94,6 +94,10 @@ pub enum Progress {
     Publishing,
 }
 
+/// The writer commits extracted files in batches of this many. Batches of 0.5-2 MB of source
+/// instead (so that less is left to write after the last file is extracted) cost effect's
+/// writer 0.19-0.30 s -> 0.37-0.61 s of SQL: every commit adds an FTS segment and rewrites
+/// the tables' last pages.
 const BATCH: usize = 256;
 
 /// The resolver's rules per language, in first-use order.
@@ -553,7 +557,12 @@ pub fn index(
                         })
                     })();
                     bytes_done.fetch_add(file.size, Ordering::Relaxed);
-                    done.fetch_add(1, Ordering::Relaxed);
+                    if done.fetch_add(1, Ordering::Relaxed) + 1 == total {
+                        tracing::debug!(
+                            seconds = started.elapsed().as_secs_f64(),
+                            "last file extracted"
+                        );
+                    }
                     let _ = tx.send(out);
                 });
             });
@@ -644,6 +653,10 @@ pub fn index(
             .cloned()
             .collect()
     };
+    tracing::debug!(
+        seconds = started.elapsed().as_secs_f64(),
+        "last file written"
+    );
     mark("read", &mut phases);
     // Nothing new: if an earlier generation has exactly these file versions and the same
     // context (e.g. the commit checked out again, or a re-index of an unchanged tree), its
