@@ -821,6 +821,15 @@ pub fn index(
                       mut r_symbols: Vec<resolve::Symbol>,
                       mut r_refs: Vec<resolve::Ref>,
                       mut r_imports: Vec<resolve::Imp>| {
+        let t_step = std::cell::Cell::new(Instant::now());
+        let step = |name: &str| {
+            tracing::debug!(
+                step = name,
+                seconds = t_step.get().elapsed().as_secs_f64(),
+                "resolution step"
+            );
+            t_step.set(Instant::now());
+        };
         // Resolution must not depend on the order in which files arrived from the workers: feed
         // it in path order (ids inside a file follow the source order).
         r_files.sort_by(|a, b| a.path.cmp(&b.path));
@@ -828,9 +837,9 @@ pub fn index(
         let rank: FxHashMap<i64, usize> =
             r_files.iter().enumerate().map(|(i, f)| (f.id, i)).collect();
         let rank_of = |file: i64| rank.get(&file).copied().unwrap_or(usize::MAX);
-        r_symbols.sort_by_key(|s| (rank_of(s.file), s.id));
-        r_refs.sort_by_key(|r| (rank_of(r.file), r.id));
-        r_imports.sort_by_key(|i| (rank_of(i.file), i.id));
+        r_symbols.sort_by_cached_key(|s| (rank_of(s.file), s.id));
+        r_refs.sort_by_cached_key(|r| (rank_of(r.file), r.id));
+        r_imports.sort_by_cached_key(|i| (rank_of(i.file), i.id));
         // Each edge belongs to the edge set of its source node's file; each unresolved reference
         // to its own file's.
         let mut node_file: FxHashMap<i64, i64> = FxHashMap::with_capacity_and_hasher(
@@ -839,19 +848,23 @@ pub fn index(
         );
         node_file.extend(r_files.iter().map(|f| (f.node, f.id)));
         node_file.extend(r_symbols.iter().map(|s| (s.id, s.file)));
+        step("sorted");
         let mut resolver = resolve::Resolver::new(r_files, r_symbols, book.rules)
             .with_bindings(r_bindings)
             .with_packages(npm_packages);
+        step("tables");
         let mut output = resolve::Output {
             edges: resolver.resolve_imports(&r_imports),
             unresolved: Vec::new(),
         };
+        step("imports");
         resolver.link_out_of_line_members();
         let inherited = resolver.resolve_inheritance(&r_refs);
         let done_ids: rustc_hash::FxHashSet<i64> = inherited.iter().map(|(id, _)| *id).collect();
         for (_, r) in inherited {
             resolve::push(&mut output, r);
         }
+        step("inheritance");
         output.edges.extend(resolver.overrides());
         let resolver_ref = &resolver;
         let rest: Vec<resolve::Resolution> = pool.install(|| {
@@ -861,11 +874,14 @@ pub fn index(
                 .map(|r| resolve_guarded(resolver_ref, r))
                 .collect()
         });
+        step("references");
         for r in rest {
             resolve::push(&mut output, r);
         }
+        step("pushed");
         // The rows to write are made here too, unless a SCIP index changes the output first.
         let rows = no_scip.then(|| ResolvedRows::of(&output, &node_file, &r_refs, &all_files));
+        step("rows");
         (output, all_files, node_file, r_refs, rows, resolver)
     };
     let ((mut output, all_files, node_file, r_refs, rows, resolver), indexes) =
