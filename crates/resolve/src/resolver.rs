@@ -81,7 +81,21 @@ pub struct Resolver {
     member_memo: std::sync::Mutex<MemberMemo>,
 }
 
-type MemberMemo = FxHashMap<String, Vec<(RefKind, u16, std::sync::Arc<[u32]>)>>;
+type MemberMemo = FxHashMap<String, Vec<(RefKind, u16, std::sync::Arc<[Member]>)>>;
+
+/// A member candidate with what the visibility test of each reference needs: its file, and a
+/// hash of that file's directory (compared first; equal hashes compare the directories).
+#[derive(Clone, Copy)]
+struct Member {
+    id: u32,
+    file: i64,
+    dir: u64,
+}
+
+fn dir_hash(dir: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(dir)
+}
 
 /// The place of a file's `local`-th binding in rebuild order (files in the order fed).
 pub(crate) fn bind_key(file: usize, local: usize) -> u64 {
@@ -1598,7 +1612,7 @@ impl Resolver {
             Some(found) => found,
             None => {
                 let all = self.ix.by_name.get(name).map(Vec::as_slice).unwrap_or(&[]);
-                let found: std::sync::Arc<[u32]> = self
+                let found: std::sync::Arc<[Member]> = self
                     .keep(r, file, all)
                     .into_iter()
                     .filter(|&c| {
@@ -1609,6 +1623,19 @@ impl Resolver {
                             .is_some_and(|(_, p)| p.kind.is_type_like());
                         in_type
                             || self.ix.norm[c as usize].contains('.') && s.kind == NodeKind::Method
+                    })
+                    .map(|c| {
+                        let file = self.ix.symbols[c as usize].file;
+                        Member {
+                            id: c,
+                            file,
+                            // No file: a hash no directory is likely to have, and the
+                            // directories are compared on equal hashes anyway.
+                            dir: self
+                                .ix
+                                .file(file)
+                                .map_or(u64::MAX, |ctx| dir_hash(dir_of(&ctx.path))),
+                        }
                     })
                     .collect();
                 self.member_memo
@@ -1627,15 +1654,19 @@ impl Resolver {
         // imports. A same-named member elsewhere is no evidence (the receiver's type is unknown).
         let imported = self.imported_files.get(&file.id);
         let dir = dir_of(&file.path);
+        let hash = dir_hash(dir);
         let visible: Vec<u32> = found
             .iter()
-            .copied()
-            .filter(|&c| {
-                let f = self.ix.symbols[c as usize].file;
-                f == file.id
-                    || imported.is_some_and(|set| set.contains(&f))
-                    || self.ix.file(f).is_some_and(|ctx| dir_of(&ctx.path) == dir)
+            .filter(|m| {
+                m.file == file.id
+                    || imported.is_some_and(|set| set.contains(&m.file))
+                    || m.dir == hash
+                        && self
+                            .ix
+                            .file(m.file)
+                            .is_some_and(|ctx| dir_of(&ctx.path) == dir)
             })
+            .map(|m| m.id)
             .collect();
         match visible.len() {
             0 => Self::unresolved(r, "unknown_receiver", found.len()),
