@@ -97,8 +97,12 @@ pub enum Progress {
 /// The writer commits extracted files in batches of this many. Batches of 0.5-2 MB of source
 /// instead (so that less is left to write after the last file is extracted) cost effect's
 /// writer 0.19-0.30 s -> 0.37-0.61 s of SQL: every commit adds an FTS segment and rewrites
-/// the tables' last pages.
+/// the tables' last pages. Near the end a batch is also committed once it holds at least as much
+/// source as the workers have yet to deliver (and at least `TAIL_BATCH_BYTES`): the commit then
+/// overlaps their last files, and what is left to write after them shrinks by about half each
+/// time (a few more commits), instead of up to 255 files (tokio's second batch) with a core idle.
 const BATCH: usize = 256;
+const TAIL_BATCH_BYTES: u64 = 128 << 10;
 
 /// The resolver's rules per language, in first-use order.
 #[derive(Default)]
@@ -400,6 +404,8 @@ pub fn index(
     mark("previous", &mut phases);
     // Read + extract in parallel; write in batches on this thread.
     let total = walk.files.len() as u64;
+    // Source bytes the writer has yet to receive (see `BATCH`).
+    let mut unreceived: u64 = walk.files.iter().map(|f| f.size).sum();
     let done = AtomicU64::new(0);
     let bytes_done = AtomicU64::new(0);
     let mut skipped_at_read: Vec<(String, &'static str, u64)> = Vec::new();
@@ -459,6 +465,7 @@ pub fn index(
     let mut reused: Vec<(i64, bool)> = Vec::new();
     let mut languages: FxHashMap<String, u64> = FxHashMap::default();
     let mut batch = Vec::new();
+    let mut batch_bytes = 0u64;
     let mut write_error: Option<Error> = None;
     // Time the writer thread spends building rows and in SQL while workers extract.
     let mut rows_seconds = 0.0f64;
@@ -581,6 +588,7 @@ pub fn index(
             let mut item = match item {
                 Ok(item) => item,
                 Err(skip) => {
+                    unreceived = unreceived.saturating_sub(skip.2);
                     skipped_at_read.push(skip);
                     continue;
                 }
@@ -595,6 +603,7 @@ pub fn index(
             }
             summary.files_indexed += 1;
             summary.bytes += item.size;
+            unreceived = unreceived.saturating_sub(item.size);
             summary.files_uncommitted += u64::from(item.uncommitted);
             *languages.entry(item.language.id().to_string()).or_default() += 1;
             if let Some(id) = item.reuse {
@@ -616,10 +625,15 @@ pub fn index(
                 .get(item.language.id())
                 .map(String::as_str)
                 .unwrap_or_default();
+            let item_size = item.size;
             let rows = file_rows(item, extractor, &mut next, lang_rules, &mut inputs);
             batch.push(rows);
             rows_seconds += t_rows.elapsed().as_secs_f64();
-            if batch.len() >= BATCH {
+            batch_bytes += item_size;
+            if batch.len() >= BATCH
+                || (batch_bytes >= TAIL_BATCH_BYTES && batch_bytes >= unreceived)
+            {
+                batch_bytes = 0;
                 let t_sql = Instant::now();
                 if let Err(e) = builder.write_files(&batch) {
                     write_error = Some(e.into());
