@@ -74,6 +74,8 @@ pub(crate) struct Tools {
 
 thread_local! {
     static TOOLS: RefCell<HashMap<String, Result<Tools, String>>> = RefCell::new(HashMap::new());
+    /// Parsers for parsing ahead of the queries (`Tools` cannot exist before them).
+    static PARSERS: RefCell<HashMap<String, Parser>> = RefCell::new(HashMap::new());
 }
 
 /// A language's compiled queries, built once by whichever thread needs them first.
@@ -84,14 +86,22 @@ type Slot = Arc<OnceLock<Result<Arc<Queries>, String>>>;
 /// about 0.4 s each) does not hold up threads extracting another.
 static SHARED: Mutex<Option<HashMap<String, Slot>>> = Mutex::new(None);
 
+fn slot(language: &Language) -> Slot {
+    let mut guard = SHARED.lock().unwrap_or_else(|p| p.into_inner());
+    let map = guard.get_or_insert_with(HashMap::new);
+    map.entry(language.id().to_string()).or_default().clone()
+}
+
 pub(crate) fn shared_queries(language: &Language) -> Result<Arc<Queries>, String> {
-    let slot: Slot = {
-        let mut guard = SHARED.lock().unwrap_or_else(|p| p.into_inner());
-        let map = guard.get_or_insert_with(HashMap::new);
-        map.entry(language.id().to_string()).or_default().clone()
-    };
-    slot.get_or_init(|| build_queries(language).map(Arc::new))
+    slot(language)
+        .get_or_init(|| build_queries(language).map(Arc::new))
         .clone()
+}
+
+/// Whether the language's queries are compiled (or failed to): [`shared_queries`] would return
+/// at once.
+pub(crate) fn queries_ready(language: &Language) -> bool {
+    slot(language).get().is_some()
 }
 
 fn complexity_kinds(language: &Language) -> Vec<bool> {
@@ -314,5 +324,19 @@ pub(crate) fn with_tools<R>(
             Ok(tools) => f(Ok(tools)),
             Err(e) => f(Err(e.clone())),
         }
+    })
+}
+
+/// Runs `f` with a parser of this thread for `language` that needs no queries (`None` when the
+/// grammar cannot be loaded; [`with_tools`] then reports why).
+pub(crate) fn with_parser<R>(language: &Language, f: impl FnOnce(&mut Parser) -> R) -> Option<R> {
+    PARSERS.with(|cell| {
+        let mut map = cell.borrow_mut();
+        if !map.contains_key(language.id()) {
+            let mut parser = Parser::new();
+            parser.set_language(&language.grammar).ok()?;
+            map.insert(language.id().to_string(), parser);
+        }
+        map.get_mut(language.id()).map(f)
     })
 }

@@ -46,6 +46,89 @@ pub fn extract_reference(language: &Language, path: &str, text: &str) -> FileFac
     extract_inner(language, path, text, &ParseLimits::default(), true)
 }
 
+/// Whether `language`'s queries are compiled: [`extract`] would not wait for them. While they
+/// are not, a caller with other work can [`parse_ahead`] instead of waiting.
+pub fn queries_ready(language: &Language) -> bool {
+    cache::queries_ready(language)
+}
+
+/// A file parsed before its language's queries were compiled (see [`parse_ahead`]). Holds the
+/// syntax tree, which is several times the size of the source: keep few of them.
+pub struct Parsed(Outcome);
+
+enum Outcome {
+    /// The nesting pre-scan refused the file (its depth).
+    TooDeep(u32),
+    /// The tree, or `None` when the parse ran out of time.
+    Parsed(Option<tree_sitter::Tree>, ParseLimits),
+    /// The grammar could not be loaded: [`extract_parsed`] reports it as [`extract`] does.
+    NotParsed,
+}
+
+/// Parses `text` without the language's queries, so that a worker waiting for them to compile
+/// parses files meanwhile; [`extract_parsed`] finishes each once they are ready. What the pair
+/// gives is exactly what [`extract`] gives.
+pub fn parse_ahead(language: &Language, text: &str) -> Parsed {
+    let limits = ParseLimits::default();
+    let depth = max_nesting(text.as_bytes());
+    if depth > language.manifest.max_nesting {
+        return Parsed(Outcome::TooDeep(depth));
+    }
+    Parsed(
+        cache::with_parser(language, |parser| parse::parse(parser, text, &limits))
+            .map_or(Outcome::NotParsed, |tree| Outcome::Parsed(tree, limits)),
+    )
+}
+
+/// Extracts the facts of a file parsed by [`parse_ahead`] (waiting for the language's queries if
+/// they are still compiling). `text` and `path` must be those it was parsed from and with.
+pub fn extract_parsed(language: &Language, path: &str, text: &str, parsed: Parsed) -> FileFacts {
+    match parsed.0 {
+        Outcome::NotParsed => extract(language, path, text),
+        Outcome::TooDeep(depth) => {
+            let mut facts = new_facts(text);
+            too_deep(language, depth, &mut facts);
+            facts
+        }
+        Outcome::Parsed(tree, limits) => {
+            let mut facts = new_facts(text);
+            cache::with_tools(language, |tools| match tools {
+                Err(message) => unsupported(message, &mut facts),
+                Ok(tools) => from_tree(
+                    language, tools, path, text, tree, &limits, false, &mut facts,
+                ),
+            });
+            facts
+        }
+    }
+}
+
+fn new_facts(text: &str) -> FileFacts {
+    FileFacts {
+        line_count: text::line_count(text),
+        ..FileFacts::default()
+    }
+}
+
+fn too_deep(language: &Language, depth: u32, facts: &mut FileFacts) {
+    facts.diagnostics.push(Diagnostic {
+        kind: DiagnosticKind::TooDeep,
+        message: format!(
+            "brackets nest {depth} deep (limit {}); file not parsed",
+            language.manifest.max_nesting
+        ),
+        line: 1,
+    });
+}
+
+fn unsupported(message: String, facts: &mut FileFacts) {
+    facts.diagnostics.push(Diagnostic {
+        kind: DiagnosticKind::Unsupported,
+        message,
+        line: 1,
+    });
+}
+
 /// `reference`: see [`extract_reference`].
 fn extract_inner(
     language: &Language,
@@ -54,49 +137,54 @@ fn extract_inner(
     limits: &ParseLimits,
     reference: bool,
 ) -> FileFacts {
-    let mut facts = FileFacts {
-        line_count: text::line_count(text),
-        ..FileFacts::default()
-    };
+    let mut facts = new_facts(text);
     let depth = max_nesting(text.as_bytes());
     if depth > language.manifest.max_nesting {
-        facts.diagnostics.push(Diagnostic {
-            kind: DiagnosticKind::TooDeep,
-            message: format!(
-                "brackets nest {depth} deep (limit {}); file not parsed",
-                language.manifest.max_nesting
-            ),
-            line: 1,
-        });
+        too_deep(language, depth, &mut facts);
         return facts;
     }
     cache::with_tools(language, |tools| match tools {
-        Err(message) => facts.diagnostics.push(Diagnostic {
-            kind: DiagnosticKind::Unsupported,
-            message,
-            line: 1,
-        }),
-        Ok(tools) => match parse::parse(&mut tools.parser, text, limits) {
-            None => facts.diagnostics.push(Diagnostic {
-                kind: DiagnosticKind::Timeout,
-                message: format!(
-                    "parse exceeded {} ms; file has no facts",
-                    limits.timeout.as_millis()
-                ),
-                line: 1,
-            }),
-            Some(tree) => {
-                let raw = collect::collect(language, tools, &tree, text, reference);
-                assemble::assemble(language, tools, path, text, &tree, raw, &mut facts);
-                assemble::prune_local_references(
-                    &mut facts,
-                    &language.manifest.imports.self_names,
-                    language.manifest.imports.separate_call_names,
-                );
-            }
-        },
+        Err(message) => unsupported(message, &mut facts),
+        Ok(tools) => {
+            let tree = parse::parse(&mut tools.parser, text, limits);
+            from_tree(
+                language, tools, path, text, tree, limits, reference, &mut facts,
+            );
+        }
     });
     facts
+}
+
+/// Runs the queries over a parsed tree (`None`: the parse ran out of time) and assembles the facts.
+#[allow(clippy::too_many_arguments)]
+fn from_tree(
+    language: &Language,
+    tools: &mut cache::Tools,
+    path: &str,
+    text: &str,
+    tree: Option<tree_sitter::Tree>,
+    limits: &ParseLimits,
+    reference: bool,
+    facts: &mut FileFacts,
+) {
+    let Some(tree) = tree else {
+        facts.diagnostics.push(Diagnostic {
+            kind: DiagnosticKind::Timeout,
+            message: format!(
+                "parse exceeded {} ms; file has no facts",
+                limits.timeout.as_millis()
+            ),
+            line: 1,
+        });
+        return;
+    };
+    let raw = collect::collect(language, tools, &tree, text, reference);
+    assemble::assemble(language, tools, path, text, &tree, raw, facts);
+    assemble::prune_local_references(
+        facts,
+        &language.manifest.imports.self_names,
+        language.manifest.imports.separate_call_names,
+    );
 }
 
 #[cfg(test)]
@@ -141,5 +229,36 @@ mod tests {
             let a = fast.definitions.iter().find(|d| d.name == "a").unwrap();
             assert_eq!(a.complexity, Some(3));
         }
+    }
+
+    /// Parsing ahead needs no queries: a language's file parses before its queries are compiled,
+    /// and extracting it afterwards compiles them and gives what `extract` gives.
+    #[test]
+    fn files_parse_before_their_queries_compile() {
+        let mut registry = sextant_lang::Registry::default();
+        registry
+            .add_folders(&[(
+                "ahead-only",
+                &[
+                    (
+                        "language.toml",
+                        "id='ahead-only'\nname='Ahead'\ngrammar='python'\nseparator='.'\n",
+                    ),
+                    (
+                        "tags.scm",
+                        "(function_definition name: (identifier) @name) @definition.function\n",
+                    ),
+                ],
+            )])
+            .unwrap();
+        let language = registry.get("ahead-only").unwrap();
+        let text = "def f():\n    pass\n";
+        assert!(!queries_ready(language));
+        let parsed = parse_ahead(language, text);
+        assert!(!queries_ready(language), "parsing compiled the queries");
+        let facts = extract_parsed(language, "a.py", text, parsed);
+        assert!(queries_ready(language));
+        assert_eq!(facts.definitions.len(), 1);
+        assert_eq!(facts, extract(language, "a.py", text));
     }
 }

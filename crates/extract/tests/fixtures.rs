@@ -233,3 +233,44 @@ fn every_fixture_extracts_as_with_the_whole_query() {
     }
     assert!(checked > 100, "{checked}");
 }
+
+/// A file parsed ahead of its language's queries ([`sextant_extract::parse_ahead`], what a cold
+/// index does while queries compile) extracts exactly as [`sextant_extract::extract`]: every
+/// fixture, truncated copies of each, and a file nested too deep to parse.
+#[test]
+fn parsing_ahead_extracts_as_extract() {
+    let registry = registry_from_disk();
+    let mut checked = 0;
+    for language in registry.languages() {
+        let Ok(entries) = std::fs::read_dir(languages_dir().join(language.id()).join("fixtures"))
+        else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            for cut in (1..=4).map(|k| text.len() * k / 4) {
+                let Some(text) = text.get(..cut) else {
+                    continue;
+                };
+                let parsed = sextant_extract::parse_ahead(language, text);
+                assert_eq!(
+                    sextant_extract::extract_parsed(language, &name, text, parsed),
+                    sextant_extract::extract(language, &name, text),
+                    "{}/{name} cut at byte {cut}",
+                    language.id()
+                );
+                checked += 1;
+            }
+        }
+        let deep = "(".repeat(language.manifest.max_nesting as usize + 1);
+        let parsed = sextant_extract::parse_ahead(language, &deep);
+        let facts = sextant_extract::extract_parsed(language, "deep", &deep, parsed);
+        assert_eq!(facts, sextant_extract::extract(language, "deep", &deep));
+        assert_eq!(facts.diagnostics.len(), 1, "{}", language.id());
+    }
+    assert!(checked > 80, "{checked}");
+}
