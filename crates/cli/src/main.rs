@@ -23,10 +23,11 @@ use clap::{Parser, Subcommand};
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// tree-sitter's C core allocates through these (mimalloc's own C functions) instead of libc
-/// `malloc`: the parser's many small blocks cost 4-5 % of Django's indexing CPU in glibc. Out of
-/// memory aborts, as tree-sitter's default allocator does.
-mod parser_alloc {
+/// tree-sitter's and SQLite's C code allocate through these (mimalloc's own C functions) instead
+/// of libc `malloc`: the parser's many small blocks cost 4-5 % of Django's indexing CPU in glibc,
+/// SQLite's blocks and its statistics mutex ~3 %. Out of memory aborts in the parser, as
+/// tree-sitter's default allocator does; SQLite gets null and reports it.
+mod c_alloc {
     #![allow(unsafe_code)]
     use std::ffi::c_void;
 
@@ -55,8 +56,21 @@ mod parser_alloc {
         // SAFETY: `p` came from these functions.
         unsafe { libmimalloc_sys::mi_free(p) }
     }
+    unsafe extern "C" fn sqlite_malloc(size: usize) -> *mut c_void {
+        // SAFETY: plain C allocation call; SQLite handles null.
+        unsafe { libmimalloc_sys::mi_malloc(size) }
+    }
+    unsafe extern "C" fn sqlite_realloc(p: *mut c_void, size: usize) -> *mut c_void {
+        // SAFETY: `p` came from `sqlite_malloc`/`sqlite_realloc`.
+        unsafe { libmimalloc_sys::mi_realloc(p, size) }
+    }
+    unsafe extern "C" fn usable_size(p: *mut c_void) -> usize {
+        // SAFETY: `p` is a live block of mimalloc's.
+        unsafe { libmimalloc_sys::mi_usable_size(p) }
+    }
 
-    /// Installs them; first thing in `main`, before any thread or tree-sitter object exists.
+    /// Installs them; first thing in `main`, before any thread, tree-sitter object or SQLite
+    /// connection exists.
     pub fn install() {
         // SAFETY: one allocator family, malloc-aligned, never null (aborts instead), and called
         // before anything of tree-sitter's exists, on the only thread.
@@ -66,7 +80,13 @@ mod parser_alloc {
                 calloc,
                 realloc,
                 free,
-            })
+            });
+            sextant_engine::set_store_allocator(sextant_engine::StoreAllocator {
+                malloc: sqlite_malloc,
+                realloc: sqlite_realloc,
+                free,
+                usable_size,
+            });
         }
     }
 }
@@ -300,7 +320,7 @@ pub mod exit {
 }
 
 fn main() -> ExitCode {
-    parser_alloc::install();
+    c_alloc::install();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

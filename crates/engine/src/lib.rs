@@ -59,6 +59,7 @@ pub use search::{
 };
 pub use sextant_lang::{ParserAllocator, set_parser_allocator};
 pub use sextant_scip::Index as ScipIndex;
+pub use sextant_store::{StoreAllocator, set_store_allocator};
 pub use types::*;
 pub use watch::{WatchEvent, WatchOptions, WatchTrigger, watch};
 pub use workspace::{

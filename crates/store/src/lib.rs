@@ -4,6 +4,7 @@
 //! built in batches and published by flipping one row, so readers never see half an index and a
 //! crash leaves the previous generation intact. The schema is documented in `docs/schema.md`.
 
+mod alloc;
 mod bundle;
 mod derived;
 mod graph;
@@ -17,6 +18,7 @@ mod stat_cache;
 mod workspaces;
 mod write;
 
+pub use alloc::{StoreAllocator, set_store_allocator};
 pub use bundle::{BUNDLE_FORMAT, BundleExpect, BundleInfo, read_bundle_info};
 pub use derived::DerivedStore;
 pub use graph::{
