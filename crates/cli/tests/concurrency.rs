@@ -1318,6 +1318,58 @@ fn kill_9_fuzz_leaves_a_published_generation_and_recovers() {
     assert!(before >= 1, "no kill landed before the publish");
 }
 
+/// A first index (an empty database, loaded without a write-ahead log; see the store's
+/// `unjournaled.rs`) killed at any moment: the next command sees nothing indexed or the complete
+/// index, never an error, and the next index equals a clean one and leaves no marker behind.
+#[test]
+fn a_killed_first_index_leaves_nothing_or_everything() {
+    let iterations = if slow() { 12 } else { 4 };
+    let env = medium_env(220, 80);
+    let (reference, _) = env.fresh_reference("reference");
+    let t = Instant::now();
+    env.index_in(&env.tmp.path().join("timing"), &[]);
+    let full = t.elapsed();
+    let data = env.data_dir();
+    let marker = data.join("index.db-building");
+    let mut rng = Rng(0x0f17_57ed);
+    let (mut nothing, mut everything, mut interrupted_loads) = (0, 0, 0);
+    for i in 0..iterations {
+        let _ = std::fs::remove_dir_all(&env.home);
+        let delay = full.mul_f64((i as f64 + rng.unit()) / iterations as f64);
+        let child = spawn_index(&env, &[]);
+        std::thread::sleep(delay);
+        child.kill();
+        let context = format!("iteration {i}: first index killed after {delay:.0?} of {full:.0?}");
+        interrupted_loads += usize::from(marker.exists());
+        let status = env.run(&["status", "--json"]);
+        if let Some(p) = status.problem() {
+            panic!("{context}: status after the kill failed: {p}");
+        }
+        if status.json().unwrap()["indexed"] == true {
+            everything += 1;
+            assert_eq!(env.stats_in(&env.home), reference, "{context}");
+        } else {
+            nothing += 1;
+        }
+        assert!(
+            !marker.exists(),
+            "{context}: the marker outlived the next open"
+        );
+        env.index(&[]);
+        assert_eq!(
+            env.stats_in(&env.home),
+            reference,
+            "{context}: the next index differs from a clean one"
+        );
+        let report = db_report(&data);
+        assert_eq!(report.integrity, "ok", "{context}: {report:?}");
+    }
+    note!(
+        "killed first index: {iterations} kills, {interrupted_loads} during the load, {nothing} left nothing, {everything} everything"
+    );
+    assert!(interrupted_loads >= 1, "no kill landed during the load");
+}
+
 #[test]
 fn readers_see_no_errors_while_indexers_are_killed() {
     let iterations = if slow() { 12 } else { 3 };

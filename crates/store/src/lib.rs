@@ -15,6 +15,7 @@ mod rows;
 mod schema;
 mod search_filters;
 mod stat_cache;
+mod unjournaled;
 mod workspaces;
 mod write;
 
@@ -89,6 +90,7 @@ impl Store {
             conn,
             path: path.to_path_buf(),
         };
+        unjournaled::recover(&store.conn, path).map_err(|e| wrap(path, e))?;
         store.configure()?;
         schema::migrate(&store.conn).map_err(|e| match e {
             schema::MigrateError::Sqlite(e) => wrap(path, e),
@@ -112,8 +114,13 @@ impl Store {
     }
 
     /// Opens an existing database read-only. A database of an older schema is first migrated
-    /// (once, by a short read-write open) so readers always see the current tables.
+    /// (once, by a short read-write open) so readers always see the current tables, and one left
+    /// by an interrupted first index is reset to empty the same way.
     pub fn open_read_only(path: &Path) -> Result<Store> {
+        // A first index was killed while loading: reset (by a read-write open) before reading.
+        if unjournaled::interrupted(path) {
+            drop(Store::open(path)?);
+        }
         let store = Store::open_read_only_as_is(path)?;
         let version = schema::version(&store.conn).map_err(|e| wrap(path, e))?;
         if version < SCHEMA_VERSION {

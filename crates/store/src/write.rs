@@ -70,6 +70,19 @@ pub struct GenerationBuilder<'s> {
     /// A checkpoint of the bulk load's WAL running on its own connection (see
     /// [`GenerationBuilder::checkpoint_behind`]).
     checkpointer: Option<std::thread::JoinHandle<()>>,
+    /// The bulk load of an empty database runs without the write-ahead log (see
+    /// `unjournaled.rs`).
+    unjournaled: Option<crate::unjournaled::Unjournaled>,
+}
+
+impl Drop for GenerationBuilder<'_> {
+    /// An abandoned bulk load (an error, a cancel) was rolled back: the connection returns to
+    /// WAL and the marker goes, the database being consistent.
+    fn drop(&mut self) {
+        if let Some(unjournaled) = self.unjournaled.take() {
+            let _ = unjournaled.end(&self.store.conn, &self.store.path, false);
+        }
+    }
 }
 
 fn now() -> i64 {
@@ -241,6 +254,7 @@ impl Store {
             sets: std::collections::HashMap::new(),
             analyze: true,
             checkpointer: None,
+            unjournaled: None,
         })
     }
 }
@@ -667,6 +681,8 @@ impl GenerationBuilder<'_> {
                 .conn
                 .execute_batch("PRAGMA wal_autocheckpoint = 0")
                 .map_err(|e| self.store.err(e))?;
+            // Better: no WAL at all, when no other connection has the database open.
+            self.unjournaled = crate::unjournaled::begin(&self.store.conn, &self.store.path);
             self.bulk = true;
         }
         Ok(self.bulk)
@@ -689,7 +705,7 @@ impl GenerationBuilder<'_> {
     /// only leaves more for the final checkpoint of [`GenerationBuilder::finish_bulk`].
     /// Called again once the previous one has finished, it copies what was committed since.
     pub fn checkpoint_behind(&mut self) {
-        if !self.bulk {
+        if !self.bulk || self.unjournaled.is_some() {
             return;
         }
         if let Some(previous) = self.checkpointer.take() {
@@ -721,12 +737,27 @@ impl GenerationBuilder<'_> {
         if self.bulk {
             self.store
                 .in_write_tx(|c| crate::schema::create_indexes(c, false))?;
+            let unjournaled = self.unjournaled.is_some();
+            if let Some(load) = self.unjournaled.take() {
+                load.end(&self.store.conn, &self.store.path, true)
+                    .map_err(|e| {
+                        crate::StoreError::Other(format!(
+                            "database {}: syncing the loaded database: {e}",
+                            self.store.path.display()
+                        ))
+                    })?;
+            }
             if let Some(checkpointer) = self.checkpointer.take() {
                 let _ = checkpointer.join();
             }
             self.store
                 .conn
-                .execute_batch("PRAGMA wal_autocheckpoint = 1000; PRAGMA wal_checkpoint(TRUNCATE);")
+                .execute_batch(if unjournaled {
+                    // Loaded without a WAL: nothing to copy.
+                    "PRAGMA wal_autocheckpoint = 1000;"
+                } else {
+                    "PRAGMA wal_autocheckpoint = 1000; PRAGMA wal_checkpoint(TRUNCATE);"
+                })
                 .map_err(|e| self.store.err(e))?;
             self.bulk = false;
         }

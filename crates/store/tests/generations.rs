@@ -223,3 +223,110 @@ fn newer_schema_is_refused_with_advice() {
     let err = Store::open(&path).unwrap_err().to_string();
     assert!(err.contains("newer Sextant"), "{err}");
 }
+
+/// Whether the database file's header says WAL (bytes 18 and 19 are 2; 1 for a rollback journal).
+fn in_wal_mode(db: &std::path::Path) -> bool {
+    let header = std::fs::read(db).unwrap();
+    header[18] == 2 && header[19] == 2
+}
+
+fn marker(db: &std::path::Path) -> std::path::PathBuf {
+    db.with_file_name("index.db-building")
+}
+
+#[test]
+fn a_first_load_runs_without_the_wal_and_publishes_in_wal_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index.db");
+    let mut store = Store::open(&path).unwrap();
+    assert!(in_wal_mode(&path));
+    {
+        let mut b = store.begin_generation(None, None, false).unwrap();
+        assert!(b.begin_bulk().unwrap());
+        assert!(marker(&path).exists(), "the load holds no marker");
+        assert!(!in_wal_mode(&path), "the load still runs in WAL mode");
+        b.publish("{}").unwrap();
+    }
+    assert!(!marker(&path).exists(), "the marker outlived the load");
+    assert!(in_wal_mode(&path));
+    // The next generation (not a first load) keeps the WAL.
+    let g = build(&mut store, "h", true);
+    assert!(!marker(&path).exists());
+    assert!(in_wal_mode(&path));
+    let reader = Store::open_read_only(&path).unwrap();
+    assert_eq!(reader.nodes_by_name(g, "caller", 10).unwrap().len(), 1);
+}
+
+#[test]
+fn an_abandoned_first_load_returns_to_wal_and_keeps_what_was_committed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index.db");
+    let mut store = Store::open(&path).unwrap();
+    let g = build(&mut store, "h", false);
+    assert!(!marker(&path).exists());
+    assert!(in_wal_mode(&path));
+    // Consistent, not reset: the abandoned generation is there for garbage collection.
+    assert!(store.generation(g).unwrap().is_some());
+    drop(store);
+    let mut store = Store::open(&path).unwrap();
+    assert!(store.generation(g).unwrap().is_some());
+    store.collect_garbage(2).unwrap();
+    let g2 = build(&mut store, "h2", true);
+    assert_eq!(store.nodes_by_name(g2, "caller", 10).unwrap().len(), 1);
+}
+
+#[test]
+fn a_first_load_with_another_connection_open_keeps_the_wal() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index.db");
+    let mut store = Store::open(&path).unwrap();
+    let reader = Store::open_read_only(&path).unwrap();
+    assert_eq!(reader.active_generation_id().unwrap(), 0);
+    {
+        let mut b = store.begin_generation(None, None, false).unwrap();
+        assert!(b.begin_bulk().unwrap());
+        assert!(!marker(&path).exists());
+        assert!(in_wal_mode(&path));
+    }
+    let g = build(&mut store, "h", true);
+    assert_eq!(reader.nodes_by_name(g, "caller", 10).unwrap().len(), 1);
+}
+
+/// A process killed during a first load leaves its marker, unlocked, and possibly torn pages:
+/// the next open (read-write or read-only) resets the database to empty. A marker that a live
+/// load holds is left alone.
+#[test]
+fn a_database_left_by_a_killed_first_load_is_reset_on_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index.db");
+    let g = {
+        let mut store = Store::open(&path).unwrap();
+        build(&mut store, "h", true)
+    };
+    // A live load elsewhere: its marker is locked; nothing is reset.
+    let held = std::fs::File::create(marker(&path)).unwrap();
+    held.try_lock().unwrap();
+    {
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.active_generation_id().unwrap(), g);
+        let reader = Store::open_read_only(&path).unwrap();
+        assert_eq!(reader.active_generation_id().unwrap(), g);
+    }
+    assert!(marker(&path).exists());
+    drop(held);
+    // Killed: the marker stays, unlocked, and a page in the middle is torn.
+    let mut bytes = std::fs::read(&path).unwrap();
+    let page = 4096;
+    assert!(bytes.len() > 4 * page);
+    for b in &mut bytes[2 * page..3 * page] {
+        *b = 0xA5;
+    }
+    std::fs::write(&path, &bytes).unwrap();
+    let reader = Store::open_read_only(&path).unwrap();
+    assert_eq!(reader.active_generation_id().unwrap(), 0, "not reset");
+    assert!(!marker(&path).exists(), "the marker outlived the reset");
+    drop(reader);
+    let mut store = Store::open(&path).unwrap();
+    let g = build(&mut store, "h", true);
+    assert_eq!(store.nodes_by_name(g, "caller", 10).unwrap().len(), 1);
+}
