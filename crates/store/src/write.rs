@@ -704,8 +704,10 @@ impl GenerationBuilder<'_> {
     /// adding to the end of the run. A passive checkpoint never blocks the writer, and a failure
     /// only leaves more for the final checkpoint of [`GenerationBuilder::finish_bulk`].
     /// Called again once the previous one has finished, it copies what was committed since.
+    /// A load without the WAL (see `unjournaled.rs`) has nothing to copy: its file is synced
+    /// behind instead, so the final sync only writes what came after.
     pub fn checkpoint_behind(&mut self) {
-        if !self.bulk || self.unjournaled.is_some() {
+        if !self.bulk {
             return;
         }
         if let Some(previous) = self.checkpointer.take() {
@@ -716,6 +718,17 @@ impl GenerationBuilder<'_> {
             let _ = previous.join();
         }
         let path = self.store.path.clone();
+        if self.unjournaled.is_some() {
+            self.checkpointer = std::thread::Builder::new()
+                .name("sextant-sync".into())
+                .spawn(move || {
+                    if let Err(e) = std::fs::File::open(&path).and_then(|f| f.sync_data()) {
+                        tracing::debug!("background sync of {}: {e}", path.display());
+                    }
+                })
+                .ok();
+            return;
+        }
         self.checkpointer = std::thread::Builder::new()
             .name("sextant-checkpoint".into())
             .spawn(move || {
@@ -738,6 +751,9 @@ impl GenerationBuilder<'_> {
             self.store
                 .in_write_tx(|c| crate::schema::create_indexes(c, false))?;
             let unjournaled = self.unjournaled.is_some();
+            if unjournaled && let Some(sync) = self.checkpointer.take() {
+                let _ = sync.join();
+            }
             if let Some(load) = self.unjournaled.take() {
                 load.end(&self.store.conn, &self.store.path, true)
                     .map_err(|e| {
