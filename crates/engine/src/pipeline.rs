@@ -973,16 +973,28 @@ pub fn index(
         step("inheritance");
         output.edges.extend(resolver.overrides());
         let resolver_ref = &resolver;
-        let rest: Vec<resolve::Resolution> = pool.install(|| {
+        // Each worker gathers its run of references' results (in order), then the runs are
+        // appended in order: no vector per reference left to walk on one thread.
+        let runs: Vec<resolve::Output> = pool.install(|| {
             r_refs
                 .par_iter()
                 .filter(|r| !done_ids.contains(&r.id))
-                .map(|r| resolve_guarded(resolver_ref, r))
+                .fold(resolve::Output::default, |mut run, r| {
+                    resolve::push(&mut run, resolve_guarded(resolver_ref, r));
+                    run
+                })
                 .collect()
         });
         step("references");
-        for r in rest {
-            resolve::push(&mut output, r);
+        output
+            .edges
+            .reserve(runs.iter().map(|r| r.edges.len()).sum());
+        output
+            .unresolved
+            .reserve(runs.iter().map(|r| r.unresolved.len()).sum());
+        for run in runs {
+            output.edges.extend(run.edges);
+            output.unresolved.extend(run.unresolved);
         }
         step("pushed");
         // The rows to write are made here too, unless a SCIP index changes the output first.
@@ -1791,4 +1803,120 @@ pub fn find_root(start: &Path) -> PathBuf {
     sextant_git::discover(&start)
         .and_then(|w| w.canonicalize().ok())
         .unwrap_or(start)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sextant_model::{Confidence, EdgeKind, Provenance, RefKind};
+
+    fn edge_key(e: &EdgeRow) -> EdgeKey {
+        (
+            e.ref_id,
+            e.import_id,
+            e.src,
+            e.dst,
+            e.kind,
+            e.provenance,
+            e.confidence,
+            e.rule,
+        )
+    }
+
+    /// The rows keep the resolver's edge order, sort unresolved rows by reference, give each row
+    /// its file, and fingerprint each file from exactly its own rows (as a plain per-file
+    /// computation does), whatever order the rows came in.
+    #[test]
+    fn resolved_rows_fingerprint_each_file_from_its_own_rows() {
+        let node_file: FxHashMap<i64, i64> = [(100, 10), (101, 10), (200, 11), (201, 11)]
+            .into_iter()
+            .collect();
+        let refs: Vec<resolve::Ref> = (0..400)
+            .map(|i| resolve::Ref {
+                id: 1000 + i,
+                file: if i % 3 == 0 { 11 } else { 10 },
+                src: if i % 3 == 0 { 200 } else { 101 },
+                kind: RefKind::Call,
+                name: format!("n{i}"),
+                receiver: None,
+                implementor: None,
+            })
+            .collect();
+        let edges: Vec<resolve::Edge> = (0..600i64)
+            .map(|i| resolve::Edge {
+                src: [101, 200, 100, 201][(i % 4) as usize],
+                dst: 100 + (i * 7) % 5,
+                kind: if i % 2 == 0 {
+                    EdgeKind::Calls
+                } else {
+                    EdgeKind::Reads
+                },
+                provenance: Provenance::Inferred,
+                confidence: Confidence::High,
+                rule: if i % 5 == 0 { "scope" } else { "same_file" },
+                ref_id: Some(1000 + (i * 13) % 400),
+                import_id: None,
+            })
+            .collect();
+        let unresolved: Vec<resolve::Unresolved> = (0..200)
+            .rev()
+            .map(|k| k * 2)
+            .map(|i| resolve::Unresolved {
+                ref_id: 1000 + i,
+                reason: if i % 4 == 0 {
+                    "external"
+                } else {
+                    "no_candidates"
+                },
+                candidates: 0,
+            })
+            .collect();
+        let output = resolve::Output { edges, unresolved };
+        let all_files = [12, 11, 10];
+        let rows = ResolvedRows::of(&output, &node_file, &refs, &all_files);
+
+        let expected: Vec<(i64, i64, i64)> = output
+            .edges
+            .iter()
+            .map(|e| (e.src, e.dst, node_file[&e.src]))
+            .collect();
+        let got: Vec<(i64, i64, i64)> = rows
+            .edges
+            .iter()
+            .map(|e| (e.src, e.dst, e.file_id))
+            .collect();
+        assert_eq!(got, expected);
+        let ids: Vec<i64> = rows.unresolved.iter().map(|u| u.ref_id).collect();
+        assert!(
+            ids.windows(2).all(|w| w[0] < w[1]),
+            "unresolved rows not by reference"
+        );
+        assert!(
+            rows.unresolved
+                .iter()
+                .all(|u| u.file_id == if (u.ref_id - 1000) % 3 == 0 { 11 } else { 10 })
+        );
+
+        assert_eq!(rows.hashes.len(), 3);
+        for (file, hash) in all_files.iter().zip(&rows.hashes) {
+            let mut e: Vec<EdgeKey> = rows
+                .edges
+                .iter()
+                .filter(|x| x.file_id == *file)
+                .map(edge_key)
+                .collect();
+            let mut u: Vec<UnresolvedKey> = rows
+                .unresolved
+                .iter()
+                .filter(|x| x.file_id == *file)
+                .map(|x| (x.ref_id, x.reason, x.candidates))
+                .collect();
+            assert_eq!(*hash, set_hash(&mut e, &mut u), "file {file}");
+        }
+        assert_ne!(rows.hashes[1], rows.hashes[2]);
+        assert_eq!(rows.edge_counts["calls/inferred"], 300);
+        assert_eq!(rows.edge_counts["reads/inferred"], 300);
+        assert_eq!(rows.unresolved_counts["external"], 100);
+        assert_eq!(rows.unresolved_counts["no_candidates"], 100);
+    }
 }
