@@ -7,8 +7,8 @@
 //!
 //! A process killed during such a load can leave a database whose pages are torn. A marker file
 //! next to the database (`index.db-building`), locked by the loading process, says so: opening
-//! a database whose marker exists and is not locked resets it to empty (it held no published
-//! generation, so nothing is lost) before anything reads it.
+//! a database whose marker exists and is not locked, and which has no published generation,
+//! resets it to empty (nothing is lost) before anything reads it.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -81,7 +81,11 @@ impl Unjournaled {
             File::open(db)?.sync_all()?;
         }
         restore(conn);
-        std::fs::remove_file(&self.marker_path)?;
+        // Left behind, the marker would only cost a check: a database with a published
+        // generation is never reset.
+        if let Err(e) = std::fs::remove_file(&self.marker_path) {
+            tracing::warn!("removing {}: {e}", self.marker_path.display());
+        }
         drop(self.marker);
         Ok(())
     }
@@ -94,6 +98,20 @@ pub(crate) fn recover(conn: &Connection, db: &Path) -> rusqlite::Result<bool> {
     let Some(marker) = stale_marker(db) else {
         return Ok(false);
     };
+    // A published generation means the load completed (it publishes only after the marker is
+    // removed): a marker that outlived it (removing it failed) is no sign of torn pages.
+    let published = conn
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'active_generation'",
+            [],
+            |r| r.get::<_, String>(0),
+        )
+        .is_ok_and(|v| v != "0");
+    if published {
+        let _ = std::fs::remove_file(marker_path(db));
+        drop(marker);
+        return Ok(false);
+    }
     // SQLite's documented way to empty a database in place, corrupt or not; other connections
     // see an empty database, not a vanished file.
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_RESET_DATABASE, true)?;

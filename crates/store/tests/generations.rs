@@ -294,23 +294,24 @@ fn a_first_load_with_another_connection_open_keeps_the_wal() {
 
 /// A process killed during a first load leaves its marker, unlocked, and possibly torn pages:
 /// the next open (read-write or read-only) resets the database to empty. A marker that a live
-/// load holds is left alone.
+/// load holds is left alone, and so is a database with a published generation (the load
+/// completed; only removing the marker failed).
 #[test]
 fn a_database_left_by_a_killed_first_load_is_reset_on_open() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("index.db");
     let g = {
         let mut store = Store::open(&path).unwrap();
-        build(&mut store, "h", true)
+        build(&mut store, "h", false)
     };
     // A live load elsewhere: its marker is locked; nothing is reset.
     let held = std::fs::File::create(marker(&path)).unwrap();
     held.try_lock().unwrap();
     {
         let store = Store::open(&path).unwrap();
-        assert_eq!(store.active_generation_id().unwrap(), g);
-        let reader = Store::open_read_only(&path).unwrap();
-        assert_eq!(reader.active_generation_id().unwrap(), g);
+        assert!(store.generation(g).unwrap().is_some());
+        drop(Store::open_read_only(&path).unwrap());
+        assert!(store.generation(g).unwrap().is_some());
     }
     assert!(marker(&path).exists());
     drop(held);
@@ -323,10 +324,17 @@ fn a_database_left_by_a_killed_first_load_is_reset_on_open() {
     }
     std::fs::write(&path, &bytes).unwrap();
     let reader = Store::open_read_only(&path).unwrap();
-    assert_eq!(reader.active_generation_id().unwrap(), 0, "not reset");
+    assert_eq!(reader.active_generation_id().unwrap(), 0);
+    assert!(reader.generation(g).unwrap().is_none(), "not reset");
     assert!(!marker(&path).exists(), "the marker outlived the reset");
     drop(reader);
     let mut store = Store::open(&path).unwrap();
     let g = build(&mut store, "h", true);
     assert_eq!(store.nodes_by_name(g, "caller", 10).unwrap().len(), 1);
+    drop(store);
+    // A stale marker beside a published generation: removed, nothing reset.
+    drop(std::fs::File::create(marker(&path)).unwrap());
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.active_generation_id().unwrap(), g);
+    assert!(!marker(&path).exists());
 }
