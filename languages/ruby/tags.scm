@@ -1,21 +1,11 @@
 ; Ruby: Sextant's own query. Definitions, references and requires.
 ;
 ; Comments written between a class/module header and its first statement are children of the
-; class/module node, not siblings of that first statement: the "first member" patterns below
-; capture that comment as the member's @doc (and as the container's @body, so that the
-; container's signature stops before it).
+; class/module node, not siblings of that first statement: `first_child_of` in language.toml
+; makes them the first member's doc, and the patterns below capture the first of them as the
+; container's @body, so that the container's signature stops before it.
 
 ; ---- modules
-(_ (comment) @doc .
-  (body_statement .
-    (module
-      name: [(constant) @name (scope_resolution scope: (_) @owner name: (constant) @name)]
-      . (comment) @body) @definition.module))
-(_ (comment) @doc .
-  (body_statement .
-    (module
-      name: [(constant) @name (scope_resolution scope: (_) @owner name: (constant) @name)])
-    @definition.module))
 (module
   name: [(constant) @name (scope_resolution scope: (_) @owner name: (constant) @name)]
   . (comment) @body) @definition.module
@@ -24,21 +14,6 @@
   @definition.module
 
 ; ---- classes (`class Shop::Report` is `Report` inside `Shop`)
-(_ (comment) @doc .
-  (body_statement .
-    (class
-      name: [(constant) @name (scope_resolution scope: (_) @owner name: (constant) @name)]
-      superclass: (_) . (comment) @body) @definition.class))
-(_ (comment) @doc .
-  (body_statement .
-    (class
-      name: [(constant) @name (scope_resolution scope: (_) @owner name: (constant) @name)]
-      . (comment) @body) @definition.class))
-(_ (comment) @doc .
-  (body_statement .
-    (class
-      name: [(constant) @name (scope_resolution scope: (_) @owner name: (constant) @name)])
-    @definition.class))
 (class
   name: [(constant) @name (scope_resolution scope: (_) @owner name: (constant) @name)]
   superclass: (_) . (comment) @body) @definition.class
@@ -50,25 +25,6 @@
   @definition.class
 
 ; `Point = Struct.new(:x, :y) do ... end`, `Value = Data.define(:amount)`, `Error = Class.new(Base)`
-(_ (comment) @doc .
-  (body_statement .
-    (assignment
-      left: (constant) @name
-      right: (call
-        receiver: (constant) @_r
-        method: (identifier) @_m
-        block: (_) @body)
-      (#any-of? @_r "Struct" "Class" "Data")
-      (#any-of? @_m "new" "define")) @definition.class))
-(_ (comment) @doc .
-  (body_statement .
-    (assignment
-      left: (constant) @name
-      right: (call
-        receiver: (constant) @_r
-        method: (identifier) @_m)
-      (#any-of? @_r "Struct" "Class" "Data")
-      (#any-of? @_m "new" "define")) @definition.class))
 (assignment
   left: (constant) @name
   right: (call
@@ -88,32 +44,15 @@
 ; ---- methods: top-level `def` is a function; every other `def` is a method (of a class, a
 ; module, `class << self`, or the object a block runs on). `initialize` becomes the constructor.
 (program (method name: (_) @name) @definition.function)
-(_ (comment) @doc .
-  (body_statement . (method name: (_) @name) @definition.method))
-(_ (comment) @doc .
-  (body_statement . (call arguments: (argument_list . (method name: (_) @name) @definition.method))))
 (method name: (_) @name) @definition.method
 
 ; `def self.find(id)`
-(_ (comment) @doc .
-  (body_statement . (singleton_method name: (_) @name) @definition.method))
-(_ (comment) @doc .
-  (body_statement . (call arguments: (argument_list . (singleton_method name: (_) @name) @definition.method))))
 (singleton_method name: (_) @name) @definition.method
 
 ; ---- constants: `MAX = 3` (Ruby forbids constant assignment inside methods)
-(_ (comment) @doc .
-  (body_statement . (assignment left: (constant) @name) @definition.constant))
 (assignment left: (constant) @name) @definition.constant
 
 ; ---- attributes: `attr_accessor :name, :email` (one property per symbol)
-(_ (comment) @doc .
-  (body_statement .
-    (call
-      !receiver
-      method: (identifier) @_m
-      arguments: (argument_list (simple_symbol) @name @definition.property)
-      (#any-of? @_m "attr_accessor" "attr_reader" "attr_writer" "attr"))))
 (call
   !receiver
   method: (identifier) @_m

@@ -701,6 +701,15 @@ fn documentation(
     let mut comments: Vec<Node<'_>> = Vec::new();
     let mut next_start_row = outer.start_position().row;
     let mut sibling = outer.prev_sibling();
+    // The first child of a body: its comments are written before the body.
+    let mut first = outer;
+    while sibling.is_none()
+        && let Some(parent) = first.parent()
+        && rules.first_child_of.iter().any(|k| k == parent.kind())
+    {
+        first = parent;
+        sibling = parent.prev_sibling();
+    }
     while let Some(s) = sibling {
         let kind = s.kind();
         if rules.skip_kinds.iter().any(|k| k == kind) {

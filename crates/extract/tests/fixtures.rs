@@ -274,3 +274,30 @@ fn parsing_ahead_extracts_as_extract() {
     }
     assert!(checked > 80, "{checked}");
 }
+
+/// Ruby writes the comment before a class's first member as a child of the class, before its
+/// body (`first_child_of` in its language.toml): every line of it documents that member, as for
+/// any other member, and a member that is not first keeps its own comment.
+#[test]
+fn ruby_comments_before_a_first_member_document_it() {
+    let registry = registry_from_disk();
+    let ruby = registry.get("ruby").unwrap();
+    let text = "class Shop\n  # Finds a shop.\n  # Raises when missing.\n  def self.find(id)\n  end\n\n  # Closes it.\n  def close\n  end\nend\n\nmodule Util\n  # Alone.\n  private def helper\n  end\nend\n";
+    let facts = sextant_extract::extract(ruby, "shop.rb", text);
+    let doc = |name: &str| {
+        facts
+            .definitions
+            .iter()
+            .find(|d| d.name == name)
+            .unwrap_or_else(|| panic!("{name} not extracted"))
+            .doc
+            .clone()
+    };
+    assert_eq!(
+        doc("find").as_deref(),
+        Some("Finds a shop.\nRaises when missing.")
+    );
+    assert_eq!(doc("close").as_deref(), Some("Closes it."));
+    assert_eq!(doc("helper").as_deref(), Some("Alone."));
+    assert_eq!(doc("Shop"), None);
+}

@@ -68,6 +68,10 @@ pub struct DocRules {
     pub wrapper_kinds: Vec<String>,
     /// A string literal as the first statement of the body is the docstring (Python).
     pub docstring: bool,
+    /// Node kinds whose first child is documented by the comments written before them (Ruby's
+    /// `body_statement`: a comment between `class Foo` and its first member is a child of the
+    /// class, before the body, not a sibling of the member).
+    pub first_child_of: Vec<String>,
 }
 
 /// How visibility is decided.
