@@ -342,3 +342,13 @@
      name: (qualified_identifier scope: (_) @import.source name: (identifier) @import.name))) @import
   (#not-match? @import "^using[[:space:]]+namespace"))
 (namespace_alias_definition name: (_) @import.alias . (_) @import.source) @import
+
+; ---- type parameters: their names are in scope over the generic declaration (the list's parent)
+(template_parameter_list [
+  (type_parameter_declaration (type_identifier) @generic.name)
+  (optional_type_parameter_declaration name: (type_identifier) @generic.name)
+  (variadic_type_parameter_declaration (type_identifier) @generic.name)
+  (template_template_parameter_declaration [
+    (type_parameter_declaration (type_identifier) @generic.name)
+    (optional_type_parameter_declaration name: (type_identifier) @generic.name)
+    (variadic_type_parameter_declaration (type_identifier) @generic.name)])]) @generic

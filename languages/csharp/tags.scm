@@ -333,3 +333,6 @@
 (using_directive
   name: (identifier) @import.alias
   [(identifier) (generic_name) (alias_qualified_name)] @import.source) @import
+
+; ---- type parameters: their names are in scope over the generic declaration (the list's parent)
+(type_parameter_list (type_parameter name: (identifier) @generic.name)) @generic

@@ -284,8 +284,8 @@
   (#eq? @_new "new")) @reference.instantiate
 
 ; ---- references: types, wherever a type is written. A qualified type (`http.Server`) is one
-; reference with the package as receiver. Predeclared types and single-letter type parameters
-; (`T`, `K`, `V`) are not references.
+; reference with the package as receiver. Predeclared types are not references, nor are type
+; parameters (`@generic` below).
 (qualified_type
   package: (package_identifier) @receiver
   name: (type_identifier) @name) @reference.type
@@ -293,8 +293,7 @@
   (#not-any-of? @name
     "bool" "byte" "complex64" "complex128" "error" "float32" "float64" "int" "int8" "int16"
     "int32" "int64" "rune" "string" "uint" "uint8" "uint16" "uint32" "uint64" "uintptr" "any"
-    "comparable")
-  (#not-match? @name "^[A-Z][0-9]?$"))
+    "comparable"))
 
 ; ---- declared types (`@typed` adds them to the definitions matched above)
 ; a function's or method's result type: the single result (`*Server`), or the first of a list
@@ -447,3 +446,10 @@
 (import_spec name: (package_identifier) @import.alias path: (_) @import.source) @import
 (import_spec name: (blank_identifier) @import.alias path: (_) @import.source) @import
 (import_spec name: (dot) @import.wildcard path: (_) @import.source) @import
+
+; ---- type parameters: their names are in scope over the generic declaration (the list's parent)
+(type_parameter_list (type_parameter_declaration name: (identifier) @generic.name)) @generic
+; a method of a generic type names the type's parameters in its receiver: `func (l *List[T]) Push(v T)`
+(method_declaration receiver: (parameter_list (parameter_declaration type: [
+  (generic_type type_arguments: (type_arguments (type_elem (type_identifier) @generic.name)))
+  (pointer_type (generic_type type_arguments: (type_arguments (type_elem (type_identifier) @generic.name))))]))) @generic.scope

@@ -182,93 +182,79 @@
   ])) @reference.inherit
 
 ; ---- references: types, wherever a type is written. A qualified type (`Map.Entry`,
-; `java.util.List`) is one reference: its last segment, the rest as receiver. Single capital
-; letters (`T`, `K`, `E2`) are type parameters, not references.
+; `java.util.List`) is one reference: its last segment, the rest as receiver. Type parameters
+; are not references (`@generic` below).
 ((_ type: [
     (type_identifier) @name
     (scoped_type_identifier) @name
     (generic_type [(type_identifier) (scoped_type_identifier)] @name)
   ]) @reference.type
-  (#not-match? @name "^[A-Z][0-9]?$")
   (#not-eq? @name "var"))
 (instanceof_expression right: [
     (type_identifier) @name
     (scoped_type_identifier) @name
     (generic_type [(type_identifier) (scoped_type_identifier)] @name)
-  ]
-  (#not-match? @name "^[A-Z][0-9]?$")) @reference.type
+  ]) @reference.type
 (array_type element: [
     (type_identifier) @name
     (scoped_type_identifier) @name
     (generic_type [(type_identifier) (scoped_type_identifier)] @name)
-  ]
-  (#not-match? @name "^[A-Z][0-9]?$")) @reference.type
+  ]) @reference.type
 (type_arguments [
     (type_identifier) @name
     (scoped_type_identifier) @name
     (generic_type [(type_identifier) (scoped_type_identifier)] @name)
-  ]
-  (#not-match? @name "^[A-Z][0-9]?$")) @reference.type
+  ]) @reference.type
 (type_list [
     (type_identifier) @name
     (scoped_type_identifier) @name
     (generic_type [(type_identifier) (scoped_type_identifier)] @name)
-  ]
-  (#not-match? @name "^[A-Z][0-9]?$")) @reference.type
+  ]) @reference.type
 (type_bound [
     (type_identifier) @name
     (scoped_type_identifier) @name
     (generic_type [(type_identifier) (scoped_type_identifier)] @name)
-  ]
-  (#not-match? @name "^[A-Z][0-9]?$")) @reference.type
+  ]) @reference.type
 (throws [
     (type_identifier) @name
     (scoped_type_identifier) @name
     (generic_type [(type_identifier) (scoped_type_identifier)] @name)
-  ]
-  (#not-match? @name "^[A-Z][0-9]?$")) @reference.type
+  ]) @reference.type
 (catch_type [
     (type_identifier) @name
     (scoped_type_identifier) @name
     (generic_type [(type_identifier) (scoped_type_identifier)] @name)
-  ]
-  (#not-match? @name "^[A-Z][0-9]?$")) @reference.type
+  ]) @reference.type
 (class_literal [
     (type_identifier) @name
     (scoped_type_identifier) @name
     (generic_type [(type_identifier) (scoped_type_identifier)] @name)
-  ]
-  (#not-match? @name "^[A-Z][0-9]?$")) @reference.type
+  ]) @reference.type
 (wildcard [
     (type_identifier) @name
     (scoped_type_identifier) @name
     (generic_type [(type_identifier) (scoped_type_identifier)] @name)
-  ]
-  (#not-match? @name "^[A-Z][0-9]?$")) @reference.type
+  ]) @reference.type
 (annotated_type [
     (type_identifier) @name
     (scoped_type_identifier) @name
     (generic_type [(type_identifier) (scoped_type_identifier)] @name)
-  ]
-  (#not-match? @name "^[A-Z][0-9]?$")) @reference.type
+  ]) @reference.type
 (type_pattern [
     (type_identifier) @name
     (scoped_type_identifier) @name
     (generic_type [(type_identifier) (scoped_type_identifier)] @name)
-  ]
-  (#not-match? @name "^[A-Z][0-9]?$")) @reference.type
+  ]) @reference.type
 (record_pattern_component [
     (type_identifier) @name
     (scoped_type_identifier) @name
     (generic_type [(type_identifier) (scoped_type_identifier)] @name)
-  ]
-  (#not-match? @name "^[A-Z][0-9]?$")) @reference.type
+  ]) @reference.type
 (spread_parameter [
     (type_identifier) @name
     (scoped_type_identifier) @name
     (generic_type [(type_identifier) (scoped_type_identifier)] @name)
-  ]
-  (#not-match? @name "^[A-Z][0-9]?$")) @reference.type
+  ]) @reference.type
 
 ; ---- imports
 ; `import java.util.List;`, `import static java.util.Objects.requireNonNull;`
@@ -280,3 +266,6 @@
 (import_declaration
   [(scoped_identifier) (identifier)] @import.source
   (asterisk) @import.wildcard) @import
+
+; ---- type parameters: their names are in scope over the generic declaration (the list's parent)
+(type_parameters (type_parameter (type_identifier) @generic.name)) @generic

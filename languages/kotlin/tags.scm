@@ -165,9 +165,8 @@
 (delegation_specifier (explicit_delegation (user_type) @name)) @reference.inherit
 
 ; ---- references: types. A qualified type (`Event.Placed`) is one reference: its last
-; segment, the rest as receiver. Single capital letters (`T`, `E`) are type parameters.
-((user_type) @name @reference.type
-  (#not-match? @name "^[A-Z][0-9]?$"))
+; segment, the rest as receiver. Type parameters are not references (`@generic` below).
+(user_type) @name @reference.type
 
 ; ---- imports: the path is kept whole and binds its last segment (or the alias)
 ; `import a.b.C`, `import a.b.C as D`
@@ -176,3 +175,6 @@
   (#not-match? @import "\\*$"))
 ; `import a.b.*`
 (import (qualified_identifier) @import.source "*" @import.wildcard) @import
+
+; ---- type parameters: their names are in scope over the generic declaration (the list's parent)
+(type_parameters (type_parameter (identifier) @generic.name)) @generic

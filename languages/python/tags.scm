@@ -132,3 +132,8 @@
 (import_from_statement
   module_name: (_) @import.source
   (wildcard_import) @import.wildcard) @import
+
+; ---- type parameters: their names are in scope over the generic declaration (the list's parent)
+; (PEP 695: `def f[T](x: T)`; a subscript in an annotation, `Optional[T]`, is a `type_parameter` too)
+(function_definition type_parameters: (type_parameter (type (identifier) @generic.name)) @generic)
+(class_definition type_parameters: (type_parameter (type (identifier) @generic.name)) @generic)

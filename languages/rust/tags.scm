@@ -212,3 +212,6 @@
 ; ---- imports
 (use_declaration argument: (_) @import.tree) @import
 (extern_crate_declaration name: (identifier) @import.source) @import
+
+; ---- type parameters: their names are in scope over the generic declaration (the list's parent)
+(type_parameters (type_parameter name: (type_identifier) @generic.name)) @generic

@@ -178,6 +178,14 @@
 (optional_parameter pattern: (identifier) @binding.name) @binding
 (variable_declarator name: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding
 
+; ---- type parameters: their names are in scope over the generic declaration (the list's parent),
+; a mapped type's key over its index signature, `infer U` over its conditional type
+(type_parameters (type_parameter name: (type_identifier) @generic.name)) @generic
+(mapped_type_clause name: (type_identifier) @generic.name) @generic
+(conditional_type right: (infer_type (type_identifier) @generic.name)) @generic.scope
+(conditional_type right: (_ (infer_type (type_identifier) @generic.name))) @generic.scope
+(conditional_type right: (_ (_ (infer_type (type_identifier) @generic.name)))) @generic.scope
+
 ; ---- imports
 ; import fs = require('fs')
 (import_statement

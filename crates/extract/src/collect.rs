@@ -26,6 +26,12 @@ pub(crate) struct RawBinding<'t> {
     pub value: Option<Node<'t>>,
 }
 
+/// A type parameter: its name and the node it is in scope over.
+pub(crate) struct RawGeneric<'t> {
+    pub name: Node<'t>,
+    pub scope: Node<'t>,
+}
+
 pub(crate) struct RawScope<'t> {
     pub node: Node<'t>,
     pub name: Node<'t>,
@@ -57,6 +63,7 @@ pub(crate) struct Raw<'t> {
     pub refs: Vec<RawRef<'t>>,
     pub imports: Vec<RawImport<'t>>,
     pub bindings: Vec<RawBinding<'t>>,
+    pub generics: Vec<RawGeneric<'t>>,
     /// (definition node id, its declared type) from `@typed` patterns.
     pub typed: Vec<(usize, Node<'t>)>,
     pub package: Option<Node<'t>>,
@@ -117,6 +124,7 @@ fn collect_full<'t>(
         add_match(&mut raw, m, compiled, m.pattern_index);
     }
     dedup(&mut raw);
+    drop_type_parameter_refs(&mut raw, text);
     raw
 }
 
@@ -165,6 +173,7 @@ fn collect_split<'t>(tools: &mut Tools, tree: &'t Tree, text: &str) -> (Raw<'t>,
         exact &= !root_cursor.did_exceed_match_limit();
     }
     dedup(&mut raw);
+    drop_type_parameter_refs(&mut raw, text);
     // Definitions sort by span; those with equal spans keep their match order, which is known
     // within a part only.
     exact &= raw
@@ -208,6 +217,7 @@ fn add_match<'t>(
     let mut binding_name = None;
     let mut binding_type = None;
     let mut binding_value = None;
+    let mut generic_name = None;
     for capture in m.captures() {
         let Some(meaning) = table[capture.index as usize] else {
             continue;
@@ -219,6 +229,8 @@ fn add_match<'t>(
             | Capture::Scope
             | Capture::Binding
             | Capture::Typed
+            | Capture::Generic
+            | Capture::GenericScope
             | Capture::Import => {
                 primary = Some((meaning, node));
             }
@@ -239,6 +251,7 @@ fn add_match<'t>(
             Capture::BindingName => binding_name = Some(node),
             Capture::BindingType => binding_type = Some(node),
             Capture::BindingValue => binding_value = Some(node),
+            Capture::GenericName => generic_name = Some(node),
         }
     }
     match primary {
@@ -267,6 +280,17 @@ fn add_match<'t>(
                     type_node: binding_type,
                     value: binding_value,
                 });
+            }
+        }
+        Some((Capture::Generic, node)) => {
+            if let Some(name) = generic_name {
+                let scope = node.parent().unwrap_or(node);
+                raw.generics.push(RawGeneric { name, scope });
+            }
+        }
+        Some((Capture::GenericScope, scope)) => {
+            if let Some(name) = generic_name {
+                raw.generics.push(RawGeneric { name, scope });
             }
         }
         Some((Capture::Reference(kind), node)) => {
@@ -304,6 +328,32 @@ fn add_match<'t>(
         }
         _ => {}
     }
+}
+
+/// A type reference to a type parameter in scope (`T` in `fn f<T>(x: T)`) names no symbol: it
+/// is the parameter. Such references are dropped, so they neither resolve to an unrelated global
+/// `T` nor stay unresolved.
+fn drop_type_parameter_refs(raw: &mut Raw<'_>, text: &str) {
+    if raw.generics.is_empty() {
+        return;
+    }
+    let name_of = |n: Node<'_>| text.get(n.byte_range()).unwrap_or_default();
+    let mut scopes: FxHashMap<&str, Vec<(usize, usize)>> = FxHashMap::default();
+    for g in &raw.generics {
+        scopes
+            .entry(name_of(g.name))
+            .or_default()
+            .push((g.scope.start_byte(), g.scope.end_byte()));
+    }
+    raw.refs.retain(|r| {
+        if r.kind != RefKind::Type || r.receiver.is_some() {
+            return true;
+        }
+        let at = r.name.start_byte();
+        !scopes
+            .get(name_of(r.name))
+            .is_some_and(|spans| spans.iter().any(|&(s, e)| s <= at && at < e))
+    });
 }
 
 fn dedup(raw: &mut Raw<'_>) {

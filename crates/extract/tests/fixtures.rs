@@ -301,3 +301,75 @@ fn ruby_comments_before_a_first_member_document_it() {
     assert_eq!(doc("helper").as_deref(), Some("Alone."));
     assert_eq!(doc("Shop"), None);
 }
+
+/// A type reference to a type parameter in scope is the parameter, not a symbol: it is dropped.
+/// The same name outside the parameter's scope is still a reference (to the global `T`).
+#[test]
+fn type_parameters_in_scope_are_not_references() {
+    let registry = registry_from_disk();
+    let cases: &[(&str, &str, &str, &[&str])] = &[
+        (
+            "typescript",
+            "a.ts",
+            "type T = number\nfunction f<T>(x: T): T { return x }\nlet y: T = 1\n\
+             type M<A> = { [K in keyof A]: A[K] extends Array<infer U> ? U : K }\n\
+             class C<E> { m(e: E): E { return e } }\nlet z: E\n",
+            &["T@3", "Array@4", "E@6"],
+        ),
+        (
+            "rust",
+            "a.rs",
+            "struct T;\nfn f<T: Clone>(x: T) -> T { x }\nfn g(x: T) {}\n\
+             impl<U> Wrap<U> { fn h(&self) -> U { todo!() } }\n",
+            &["Clone@2", "T@3", "Wrap@4"],
+        ),
+        (
+            "go",
+            "a.go",
+            "package p\ntype T int\nfunc F[T any](x T) T { return x }\nfunc G(x T) {}\n\
+             func (l *List[E]) Push(v E) {}\nfunc H(e E) {}\n",
+            &["T@4", "List@5", "E@6"],
+        ),
+        (
+            "java",
+            "A.java",
+            "class T {}\nclass Box<T> { T get() { return null; } }\nclass Use { T t; }\n",
+            &["T@3"],
+        ),
+        (
+            "csharp",
+            "A.cs",
+            "class T {}\nclass Box<T> { T Get() => default; }\nclass Use { T t; }\n",
+            &["T@3"],
+        ),
+        (
+            "kotlin",
+            "A.kt",
+            "class T\nclass Box<T>(val x: T)\nfun use(t: T) {}\n",
+            &["T@3"],
+        ),
+        (
+            "cpp",
+            "a.cpp",
+            "struct T {};\ntemplate <typename T> T id(T x) { return x; }\nT make();\n",
+            &["T@3"],
+        ),
+        (
+            "python",
+            "a.py",
+            "class T: pass\ndef f[T](x: T) -> T: return x\ndef g(x: T) -> None: pass\n",
+            &["T@3"],
+        ),
+    ];
+    for (id, path, text, expected) in cases {
+        let language = registry.get(id).unwrap();
+        let facts = sextant_extract::extract(language, path, text);
+        let got: Vec<String> = facts
+            .references
+            .iter()
+            .filter(|r| r.kind == sextant_model::RefKind::Type)
+            .map(|r| format!("{}@{}", r.name, r.span.start_line))
+            .collect();
+        assert_eq!(&got, expected, "{id}: {text}");
+    }
+}

@@ -54,6 +54,15 @@ pub enum Capture {
     BindingType,
     /// `@binding.value`: the callee of the assigned call or `new` expression.
     BindingValue,
+    /// `@generic`: a list of type parameters (or a mapped type's clause); the names it declares
+    /// are in scope over its parent node (the generic class, function, alias, impl, template).
+    Generic,
+    /// `@generic.scope`: the node a type parameter is in scope over, when that is not the
+    /// parent of its list (TypeScript's `infer U` in a conditional type).
+    GenericScope,
+    /// `@generic.name`: a type parameter's name. A type reference to it within its scope names
+    /// no symbol: the extractor drops it.
+    GenericName,
 }
 
 /// An unknown capture name in a query file.
@@ -69,7 +78,8 @@ impl std::fmt::Display for CaptureError {
             "unknown capture @{}; allowed: @definition.<{}>, @reference.<{}>, @name, @receiver, \
              @implementor, @owner, @doc, @body, @scope, @scope.name, @import, @import.source, \
              @import.name, @import.alias, @import.wildcard, @import.tree, @package.name, @type, \
-             @typed, @binding, @binding.name, @binding.type, @binding.value, or any name starting with _",
+             @typed, @binding, @binding.name, @binding.type, @binding.value, @generic, \
+             @generic.scope, @generic.name, or any name starting with _",
             self.name,
             NodeKind::ALL
                 .iter()
@@ -114,6 +124,9 @@ pub fn validate_capture(name: &str) -> Result<Option<Capture>, CaptureError> {
         "binding.name" => Capture::BindingName,
         "binding.type" => Capture::BindingType,
         "binding.value" => Capture::BindingValue,
+        "generic" => Capture::Generic,
+        "generic.scope" => Capture::GenericScope,
+        "generic.name" => Capture::GenericName,
         other => {
             let parsed = if let Some(kind) = other.strip_prefix("definition.") {
                 NodeKind::parse(kind).map(Capture::Definition)
