@@ -90,6 +90,18 @@ pub(crate) fn collect<'t>(
     text: &str,
     reference: bool,
 ) -> Raw<'t> {
+    let mut raw = collect_matches(language, tools, tree, text, reference);
+    drop_lexical_refs(&mut raw, text, &language.manifest.locals.scope_kinds);
+    raw
+}
+
+fn collect_matches<'t>(
+    language: &Language,
+    tools: &mut Tools,
+    tree: &'t Tree,
+    text: &str,
+    reference: bool,
+) -> Raw<'t> {
     if !tools.queries.split {
         let Tools {
             cursor, queries, ..
@@ -124,7 +136,6 @@ fn collect_full<'t>(
         add_match(&mut raw, m, compiled, m.pattern_index);
     }
     dedup(&mut raw);
-    drop_type_parameter_refs(&mut raw, text);
     raw
 }
 
@@ -173,7 +184,6 @@ fn collect_split<'t>(tools: &mut Tools, tree: &'t Tree, text: &str) -> (Raw<'t>,
         exact &= !root_cursor.did_exceed_match_limit();
     }
     dedup(&mut raw);
-    drop_type_parameter_refs(&mut raw, text);
     // Definitions sort by span; those with equal spans keep their match order, which is known
     // within a part only.
     exact &= raw
@@ -330,25 +340,68 @@ fn add_match<'t>(
     }
 }
 
-/// A type reference to a type parameter in scope (`T` in `fn f<T>(x: T)`) names no symbol: it
-/// is the parameter. Such references are dropped, so they neither resolve to an unrelated global
-/// `T` nor stay unresolved.
-fn drop_type_parameter_refs(raw: &mut Raw<'_>, text: &str) {
-    if raw.generics.is_empty() {
-        return;
-    }
+/// Drops references to names whose scope the syntax tells exactly, so that they neither resolve
+/// to an unrelated same-named definition nor stay unresolved:
+/// - a type reference to a type parameter within its scope (`T` in `fn f<T>(x: T)`);
+/// - a plain read or call of a local (a `@binding` that is not a definition) within the innermost
+///   node around it of one of `scope_kinds` (parameters of an arrow function, `const` in a
+///   block), unless a definition of the same name lies in that scope.
+fn drop_lexical_refs(raw: &mut Raw<'_>, text: &str, scope_kinds: &[String]) {
     let name_of = |n: Node<'_>| text.get(n.byte_range()).unwrap_or_default();
-    let mut scopes: FxHashMap<&str, Vec<(usize, usize)>> = FxHashMap::default();
+    let mut types: FxHashMap<&str, Vec<(usize, usize)>> = FxHashMap::default();
     for g in &raw.generics {
-        scopes
+        types
             .entry(name_of(g.name))
             .or_default()
             .push((g.scope.start_byte(), g.scope.end_byte()));
     }
+    let mut values: FxHashMap<&str, Vec<(usize, usize)>> = FxHashMap::default();
+    if !scope_kinds.is_empty() && !raw.bindings.is_empty() {
+        let def_names: rustc_hash::FxHashSet<usize> = raw
+            .defs
+            .iter()
+            .filter_map(|d| d.name.map(|n| n.id()))
+            .collect();
+        for b in &raw.bindings {
+            if def_names.contains(&b.name.id()) {
+                continue;
+            }
+            let mut scope = b.name.parent();
+            while let Some(n) = scope
+                && !scope_kinds.iter().any(|k| k == n.kind())
+            {
+                scope = n.parent();
+            }
+            if let Some(scope) = scope {
+                values
+                    .entry(name_of(b.name))
+                    .or_default()
+                    .push((scope.start_byte(), scope.end_byte()));
+            }
+        }
+        // A definition of the name inside the scope (a nested function) may be what a reference
+        // means: keep those references.
+        for d in &raw.defs {
+            if let Some(name) = d.name
+                && let Some(spans) = values.get_mut(name_of(name))
+            {
+                let at = d.node.start_byte();
+                spans.retain(|&(s, e)| !(s <= at && at < e));
+            }
+        }
+    }
+    if types.is_empty() && values.is_empty() {
+        return;
+    }
     raw.refs.retain(|r| {
-        if r.kind != RefKind::Type || r.receiver.is_some() {
+        if r.receiver.is_some() {
             return true;
         }
+        let scopes = match r.kind {
+            RefKind::Type => &types,
+            RefKind::Read | RefKind::Call => &values,
+            _ => return true,
+        };
         let at = r.name.start_byte();
         !scopes
             .get(name_of(r.name))

@@ -373,3 +373,69 @@ fn type_parameters_in_scope_are_not_references() {
         assert_eq!(&got, expected, "{id}: {text}");
     }
 }
+
+/// In JavaScript and TypeScript a parameter or `const` is local to the function, block, loop or
+/// catch around it (`[locals] scope_kinds`), even where the enclosing definition is a constant
+/// (an arrow function passed to a call): plain reads and calls of it there are dropped. The same
+/// name outside that scope, and a nested definition of the name, are still references.
+#[test]
+fn locals_of_arrow_functions_and_blocks_are_not_references() {
+    let registry = registry_from_disk();
+    let ts = "export const map = dual(2, (self: Effect, f) => {\n\
+              \x20 const inner = (x: number) => x + 1\n\
+              \x20 const y = self\n\
+              \x20 for (const item of items) { use(item) }\n\
+              \x20 try { run() } catch (err) { report(err) }\n\
+              \x20 return pipe(self, inner, y, f)\n\
+              })\n\
+              function g(a) {\n\
+              \x20 const helper = () => a\n\
+              \x20 function nested() { return 1 }\n\
+              \x20 const again = nested\n\
+              \x20 return helper() + nested() + again\n\
+              }\n\
+              log(self, y, err)\n\
+              export const k = wrap((h) => {\n\
+              \x20 function h() { return 2 }\n\
+              \x20 return h()\n\
+              })\n";
+    let js = ts.replace("self: Effect", "self").replace("x: number", "x");
+    for (id, path, text) in [
+        ("typescript", "a.ts", ts),
+        ("javascript", "a.js", js.as_str()),
+    ] {
+        let language = registry.get(id).unwrap();
+        let facts = sextant_extract::extract(language, path, text);
+        let got: Vec<String> = facts
+            .references
+            .iter()
+            .filter(|r| {
+                matches!(
+                    r.kind,
+                    sextant_model::RefKind::Read | sextant_model::RefKind::Call
+                )
+            })
+            .map(|r| format!("{}@{}", r.name, r.span.start_line))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "dual@1",
+                "items@4",
+                "use@4",
+                "run@5",
+                "report@5",
+                "pipe@6",
+                "nested@11",
+                "nested@12",
+                "log@14",
+                "self@14",
+                "y@14",
+                "err@14",
+                "wrap@15",
+                "h@17"
+            ],
+            "{id}"
+        );
+    }
+}
