@@ -276,3 +276,9 @@
 (call_expression
   function: (import)
   arguments: (arguments . (string) @import.source)) @import
+
+; ---- lexical scopes: a parameter or `const`/`let`/`var` (a @binding above) is local to the
+; innermost one around its name
+[(arrow_function) (function_expression) (function_declaration) (generator_function)
+ (generator_function_declaration) (method_definition) (statement_block) (for_statement)
+ (for_in_statement) (catch_clause)] @local.scope

@@ -64,6 +64,8 @@ pub(crate) struct Raw<'t> {
     pub imports: Vec<RawImport<'t>>,
     pub bindings: Vec<RawBinding<'t>>,
     pub generics: Vec<RawGeneric<'t>>,
+    /// `@local.scope` nodes.
+    pub local_scopes: Vec<Node<'t>>,
     /// (definition node id, its declared type) from `@typed` patterns.
     pub typed: Vec<(usize, Node<'t>)>,
     pub package: Option<Node<'t>>,
@@ -91,7 +93,7 @@ pub(crate) fn collect<'t>(
     reference: bool,
 ) -> Raw<'t> {
     let mut raw = collect_matches(language, tools, tree, text, reference);
-    drop_lexical_refs(&mut raw, text, &language.manifest.locals.scope_kinds);
+    drop_lexical_refs(&mut raw, text);
     raw
 }
 
@@ -241,6 +243,7 @@ fn add_match<'t>(
             | Capture::Typed
             | Capture::Generic
             | Capture::GenericScope
+            | Capture::LocalScope
             | Capture::Import => {
                 primary = Some((meaning, node));
             }
@@ -303,6 +306,7 @@ fn add_match<'t>(
                 raw.generics.push(RawGeneric { name, scope });
             }
         }
+        Some((Capture::LocalScope, node)) => raw.local_scopes.push(node),
         Some((Capture::Reference(kind), node)) => {
             if let Some(name) = name.or(Some(node)) {
                 raw.refs.push(RawRef {
@@ -344,9 +348,9 @@ fn add_match<'t>(
 /// to an unrelated same-named definition nor stay unresolved:
 /// - a type reference to a type parameter within its scope (`T` in `fn f<T>(x: T)`);
 /// - a plain read or call of a local (a `@binding` that is not a definition) within the innermost
-///   node around it of one of `scope_kinds` (parameters of an arrow function, `const` in a
-///   block), unless a definition of the same name lies in that scope.
-fn drop_lexical_refs(raw: &mut Raw<'_>, text: &str, scope_kinds: &[String]) {
+///   `@local.scope` around its name (the parameters of an arrow function, a `const` in a block),
+///   unless a definition of the same name lies in that scope.
+fn drop_lexical_refs(raw: &mut Raw<'_>, text: &str) {
     let name_of = |n: Node<'_>| text.get(n.byte_range()).unwrap_or_default();
     let mut types: FxHashMap<&str, Vec<(usize, usize)>> = FxHashMap::default();
     for g in &raw.generics {
@@ -356,27 +360,46 @@ fn drop_lexical_refs(raw: &mut Raw<'_>, text: &str, scope_kinds: &[String]) {
             .push((g.scope.start_byte(), g.scope.end_byte()));
     }
     let mut values: FxHashMap<&str, Vec<(usize, usize)>> = FxHashMap::default();
-    if !scope_kinds.is_empty() && !raw.bindings.is_empty() {
+    if !raw.local_scopes.is_empty() && !raw.bindings.is_empty() {
         let def_names: rustc_hash::FxHashSet<usize> = raw
             .defs
             .iter()
             .filter_map(|d| d.name.map(|n| n.id()))
             .collect();
-        for b in &raw.bindings {
-            if def_names.contains(&b.name.id()) {
-                continue;
-            }
-            let mut scope = b.name.parent();
-            while let Some(n) = scope
-                && !scope_kinds.iter().any(|k| k == n.kind())
+        let mut names: Vec<Node<'_>> = raw
+            .bindings
+            .iter()
+            .map(|b| b.name)
+            .filter(|n| !def_names.contains(&n.id()))
+            .collect();
+        names.sort_by_key(|n| n.start_byte());
+        let mut scopes: Vec<(usize, usize)> = raw
+            .local_scopes
+            .iter()
+            .map(|n| (n.start_byte(), n.end_byte()))
+            .collect();
+        scopes.sort_by_key(|&(s, e)| (s, std::cmp::Reverse(e)));
+        scopes.dedup();
+        // One sweep: scopes are nested or disjoint, so those open at a position form a stack
+        // whose top is the innermost.
+        let mut open: Vec<(usize, usize)> = Vec::new();
+        let mut next = 0;
+        for name in names {
+            let at = name.start_byte();
+            while let Some(&(s, e)) = scopes.get(next)
+                && s <= at
             {
-                scope = n.parent();
+                while open.last().is_some_and(|&(_, end)| end <= s) {
+                    open.pop();
+                }
+                open.push((s, e));
+                next += 1;
             }
-            if let Some(scope) = scope {
-                values
-                    .entry(name_of(b.name))
-                    .or_default()
-                    .push((scope.start_byte(), scope.end_byte()));
+            while open.last().is_some_and(|&(_, end)| end <= at) {
+                open.pop();
+            }
+            if let Some(&scope) = open.last() {
+                values.entry(name_of(name)).or_default().push(scope);
             }
         }
         // A definition of the name inside the scope (a nested function) may be what a reference

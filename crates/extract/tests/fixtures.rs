@@ -375,7 +375,7 @@ fn type_parameters_in_scope_are_not_references() {
 }
 
 /// In JavaScript and TypeScript a parameter or `const` is local to the function, block, loop or
-/// catch around it (`[locals] scope_kinds`), even where the enclosing definition is a constant
+/// catch around it (`@local.scope` in its query), even where the enclosing definition is a constant
 /// (an arrow function passed to a call): plain reads and calls of it there are dropped. The same
 /// name outside that scope, and a nested definition of the name, are still references.
 #[test]

@@ -63,6 +63,10 @@ pub enum Capture {
     /// `@generic.name`: a type parameter's name. A type reference to it within its scope names
     /// no symbol: the extractor drops it.
     GenericName,
+    /// `@local.scope`: a node that is a lexical scope (an arrow function, a block): a `@binding`
+    /// that is not a definition is local to the innermost one around its name, and plain reads
+    /// and calls of that name inside it are dropped, whatever definition encloses them.
+    LocalScope,
 }
 
 /// An unknown capture name in a query file.
@@ -79,7 +83,7 @@ impl std::fmt::Display for CaptureError {
              @implementor, @owner, @doc, @body, @scope, @scope.name, @import, @import.source, \
              @import.name, @import.alias, @import.wildcard, @import.tree, @package.name, @type, \
              @typed, @binding, @binding.name, @binding.type, @binding.value, @generic, \
-             @generic.scope, @generic.name, or any name starting with _",
+             @generic.scope, @generic.name, @local.scope, or any name starting with _",
             self.name,
             NodeKind::ALL
                 .iter()
@@ -127,6 +131,7 @@ pub fn validate_capture(name: &str) -> Result<Option<Capture>, CaptureError> {
         "generic" => Capture::Generic,
         "generic.scope" => Capture::GenericScope,
         "generic.name" => Capture::GenericName,
+        "local.scope" => Capture::LocalScope,
         other => {
             let parsed = if let Some(kind) = other.strip_prefix("definition.") {
                 NodeKind::parse(kind).map(Capture::Definition)

@@ -14,8 +14,8 @@ pub use alloc::{Allocator as ParserAllocator, set_parser_allocator};
 pub use captures::{Capture, CaptureError, validate_capture};
 pub use grammar::{GRAMMARS, grammar};
 pub use manifest::{
-    ComplexityRules, DefinitionRules, DocRules, ImportRules, LocalRules, Manifest, ModifierRules,
-    ModuleStyle, VisibilityRules,
+    ComplexityRules, DefinitionRules, DocRules, ImportRules, Manifest, ModifierRules, ModuleStyle,
+    VisibilityRules,
 };
 pub use patterns::{capture_names, pattern_ranges, root_node_kind};
 pub use registry::{CompiledQuery, Language, LoadError, Registry};

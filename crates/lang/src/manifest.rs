@@ -169,18 +169,6 @@ pub struct ImportRules {
     pub separate_call_names: bool,
 }
 
-/// Where a local name is in scope, for languages whose scopes the syntax tells exactly.
-#[derive(Debug, Clone, Deserialize, Default)]
-#[serde(deny_unknown_fields, default)]
-pub struct LocalRules {
-    /// Node kinds that open a lexical scope (`arrow_function`, `statement_block`): a `@binding`
-    /// that is not a definition is a local of the innermost one around its name, and plain reads
-    /// and calls of that name inside it are dropped, whatever definition encloses them (an arrow
-    /// function passed to a call in a constant's value). Empty: only the enclosing function's
-    /// own locals are dropped.
-    pub scope_kinds: Vec<String>,
-}
-
 /// Names the language provides without any definition in the repository.
 #[derive(Debug, Clone, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
@@ -240,8 +228,6 @@ pub struct Manifest {
     pub imports: ImportRules,
     #[serde(default)]
     pub builtins: BuiltinRules,
-    #[serde(default)]
-    pub locals: LocalRules,
 }
 
 fn default_queries() -> Vec<String> {
