@@ -124,32 +124,9 @@
 
 ; ---- type references (not the declared names of type parameters, mapped keys or `infer X`)
 (nested_type_identifier module: (_) @receiver name: (type_identifier) @name) @reference.type
-(type_annotation (type_identifier) @name @reference.type)
-(generic_type name: (type_identifier) @name @reference.type)
-(type_arguments (type_identifier) @name @reference.type)
-(union_type (type_identifier) @name @reference.type)
-(intersection_type (type_identifier) @name @reference.type)
-(array_type (type_identifier) @name @reference.type)
-(tuple_type (type_identifier) @name @reference.type)
-(optional_type (type_identifier) @name @reference.type)
-(rest_type (type_identifier) @name @reference.type)
-(readonly_type (type_identifier) @name @reference.type)
-(parenthesized_type (type_identifier) @name @reference.type)
-(lookup_type (type_identifier) @name @reference.type)
-(index_type_query (type_identifier) @name @reference.type)
-(constraint (type_identifier) @name @reference.type)
-(default_type (type_identifier) @name @reference.type)
-(type_alias_declaration value: (type_identifier) @name @reference.type)
-(conditional_type (type_identifier) @name @reference.type)
-(function_type return_type: (type_identifier) @name @reference.type)
-(constructor_type type: (type_identifier) @name @reference.type)
-(type_predicate type: (type_identifier) @name @reference.type)
-(mapped_type_clause type: (type_identifier) @name @reference.type)
-(as_expression (type_identifier) @name @reference.type)
-(satisfies_expression (type_identifier) @name @reference.type)
-(opting_type_annotation (type_identifier) @name @reference.type)
-(omitting_type_annotation (type_identifier) @name @reference.type)
-(adding_type_annotation (type_identifier) @name @reference.type)
+; every other type name written anywhere: the names a declaration gives are definitions (or type
+; parameters, dropped by @generic below), and a more specific pattern above takes its node first
+(type_identifier) @name @reference.type
 
 ; ---- names read as values (TypeScript expressions)
 (as_expression (identifier) @name @reference.read)
@@ -179,12 +156,11 @@
 (variable_declarator name: (identifier) @binding.name type: (type_annotation (_) @binding.type)) @binding
 
 ; ---- type parameters: their names are in scope over the generic declaration (the list's parent),
-; a mapped type's key over its index signature, `infer U` over its conditional type
+; a mapped type's key over its index signature, `infer U` over the innermost conditional type
 (type_parameters (type_parameter name: (type_identifier) @generic.name)) @generic
 (mapped_type_clause name: (type_identifier) @generic.name) @generic
-(conditional_type right: (infer_type (type_identifier) @generic.name)) @generic.scope
-(conditional_type right: (_ (infer_type (type_identifier) @generic.name))) @generic.scope
-(conditional_type right: (_ (_ (infer_type (type_identifier) @generic.name)))) @generic.scope
+(infer_type (type_identifier) @generic.name)
+(conditional_type) @generic.scope
 
 ; ---- imports
 ; import fs = require('fs')

@@ -66,6 +66,9 @@ pub(crate) struct Raw<'t> {
     pub generics: Vec<RawGeneric<'t>>,
     /// `@local.scope` nodes.
     pub local_scopes: Vec<Node<'t>>,
+    /// Type parameters declared in place (`infer U`), and the nodes that can hold them.
+    pub inplace_generics: Vec<Node<'t>>,
+    pub generic_scopes: Vec<Node<'t>>,
     /// (definition node id, its declared type) from `@typed` patterns.
     pub typed: Vec<(usize, Node<'t>)>,
     pub package: Option<Node<'t>>,
@@ -301,9 +304,13 @@ fn add_match<'t>(
                 raw.generics.push(RawGeneric { name, scope });
             }
         }
-        Some((Capture::GenericScope, scope)) => {
+        Some((Capture::GenericScope, scope)) => match generic_name {
+            Some(name) => raw.generics.push(RawGeneric { name, scope }),
+            None => raw.generic_scopes.push(scope),
+        },
+        None => {
             if let Some(name) = generic_name {
-                raw.generics.push(RawGeneric { name, scope });
+                raw.inplace_generics.push(name);
             }
         }
         Some((Capture::LocalScope, node)) => raw.local_scopes.push(node),
@@ -359,6 +366,9 @@ fn drop_lexical_refs(raw: &mut Raw<'_>, text: &str) {
             .or_default()
             .push((g.scope.start_byte(), g.scope.end_byte()));
     }
+    for (name, scope) in innermost_scopes(raw.inplace_generics.clone(), &raw.generic_scopes) {
+        types.entry(name_of(name)).or_default().push(scope);
+    }
     let mut values: FxHashMap<&str, Vec<(usize, usize)>> = FxHashMap::default();
     if !raw.local_scopes.is_empty() && !raw.bindings.is_empty() {
         let def_names: rustc_hash::FxHashSet<usize> = raw
@@ -366,41 +376,14 @@ fn drop_lexical_refs(raw: &mut Raw<'_>, text: &str) {
             .iter()
             .filter_map(|d| d.name.map(|n| n.id()))
             .collect();
-        let mut names: Vec<Node<'_>> = raw
+        let names: Vec<Node<'_>> = raw
             .bindings
             .iter()
             .map(|b| b.name)
             .filter(|n| !def_names.contains(&n.id()))
             .collect();
-        names.sort_by_key(|n| n.start_byte());
-        let mut scopes: Vec<(usize, usize)> = raw
-            .local_scopes
-            .iter()
-            .map(|n| (n.start_byte(), n.end_byte()))
-            .collect();
-        scopes.sort_by_key(|&(s, e)| (s, std::cmp::Reverse(e)));
-        scopes.dedup();
-        // One sweep: scopes are nested or disjoint, so those open at a position form a stack
-        // whose top is the innermost.
-        let mut open: Vec<(usize, usize)> = Vec::new();
-        let mut next = 0;
-        for name in names {
-            let at = name.start_byte();
-            while let Some(&(s, e)) = scopes.get(next)
-                && s <= at
-            {
-                while open.last().is_some_and(|&(_, end)| end <= s) {
-                    open.pop();
-                }
-                open.push((s, e));
-                next += 1;
-            }
-            while open.last().is_some_and(|&(_, end)| end <= at) {
-                open.pop();
-            }
-            if let Some(&scope) = open.last() {
-                values.entry(name_of(name)).or_default().push(scope);
-            }
+        for (name, scope) in innermost_scopes(names, &raw.local_scopes) {
+            values.entry(name_of(name)).or_default().push(scope);
         }
         // A definition of the name inside the scope (a nested function) may be what a reference
         // means: keep those references.
@@ -430,6 +413,47 @@ fn drop_lexical_refs(raw: &mut Raw<'_>, text: &str) {
             .get(name_of(r.name))
             .is_some_and(|spans| spans.iter().any(|&(s, e)| s <= at && at < e))
     });
+}
+
+/// Each name with the byte span of the innermost scope around it (names outside every scope are
+/// left out), by one sweep: scopes are nested or disjoint, so those open at a position form a
+/// stack whose top is the innermost. (`Node::parent` would walk down from the root each time.)
+fn innermost_scopes<'t>(
+    mut names: Vec<Node<'t>>,
+    scopes: &[Node<'_>],
+) -> Vec<(Node<'t>, (usize, usize))> {
+    if names.is_empty() || scopes.is_empty() {
+        return Vec::new();
+    }
+    names.sort_by_key(|n| n.start_byte());
+    let mut spans: Vec<(usize, usize)> = scopes
+        .iter()
+        .map(|n| (n.start_byte(), n.end_byte()))
+        .collect();
+    spans.sort_by_key(|&(s, e)| (s, std::cmp::Reverse(e)));
+    spans.dedup();
+    let mut out = Vec::with_capacity(names.len());
+    let mut open: Vec<(usize, usize)> = Vec::new();
+    let mut next = 0;
+    for name in names {
+        let at = name.start_byte();
+        while let Some(&(s, e)) = spans.get(next)
+            && s <= at
+        {
+            while open.last().is_some_and(|&(_, end)| end <= s) {
+                open.pop();
+            }
+            open.push((s, e));
+            next += 1;
+        }
+        while open.last().is_some_and(|&(_, end)| end <= at) {
+            open.pop();
+        }
+        if let Some(&scope) = open.last() {
+            out.push((name, scope));
+        }
+    }
+    out
 }
 
 fn dedup(raw: &mut Raw<'_>) {

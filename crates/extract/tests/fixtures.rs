@@ -313,8 +313,9 @@ fn type_parameters_in_scope_are_not_references() {
             "a.ts",
             "type T = number\nfunction f<T>(x: T): T { return x }\nlet y: T = 1\n\
              type M<A> = { [K in keyof A]: A[K] extends Array<infer U> ? U : K }\n\
-             class C<E> { m(e: E): E { return e } }\nlet z: E\n",
-            &["T@3", "Array@4", "E@6"],
+             class C<E> { m(e: E): E { return e } }\nlet z: E\n\
+             type P<X> = X extends Promise<readonly [infer V]> ? V : Missing\n",
+            &["T@3", "Array@4", "E@6", "Promise@7", "Missing@7"],
         ),
         (
             "rust",

@@ -57,11 +57,13 @@ pub enum Capture {
     /// `@generic`: a list of type parameters (or a mapped type's clause); the names it declares
     /// are in scope over its parent node (the generic class, function, alias, impl, template).
     Generic,
-    /// `@generic.scope`: the node a type parameter is in scope over, when that is not the
-    /// parent of its list (TypeScript's `infer U` in a conditional type).
+    /// `@generic.scope`: with `@generic.name` in the same match, the node the type parameter is
+    /// in scope over, when that is not the parent of its list. Alone, a node that can hold type
+    /// parameters declared in place (a conditional type, for TypeScript's `infer U`).
     GenericScope,
     /// `@generic.name`: a type parameter's name. A type reference to it within its scope names
-    /// no symbol: the extractor drops it.
+    /// no symbol: the extractor drops it. Alone in its match (`infer U`), it is in scope over the
+    /// innermost lone `@generic.scope` node around it.
     GenericName,
     /// `@local.scope`: a node that is a lexical scope (an arrow function, a block): a `@binding`
     /// that is not a definition is local to the innermost one around its name, and plain reads
