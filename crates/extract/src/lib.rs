@@ -9,6 +9,7 @@ mod cache;
 mod collect;
 mod imports;
 mod parse;
+mod shims;
 mod text;
 
 use sextant_lang::Language;
@@ -75,8 +76,10 @@ pub fn parse_ahead(language: &Language, text: &str) -> Parsed {
         return Parsed(Outcome::TooDeep(depth));
     }
     Parsed(
-        cache::with_parser(language, |parser| parse::parse(parser, text, &limits))
-            .map_or(Outcome::NotParsed, |tree| Outcome::Parsed(tree, limits)),
+        cache::with_parser(language, |parser| {
+            parse::parse(parser, &language.manifest.shims, text, &limits)
+        })
+        .map_or(Outcome::NotParsed, |tree| Outcome::Parsed(tree, limits)),
     )
 }
 
@@ -146,7 +149,7 @@ fn extract_inner(
     cache::with_tools(language, |tools| match tools {
         Err(message) => unsupported(message, &mut facts),
         Ok(tools) => {
-            let tree = parse::parse(&mut tools.parser, text, limits);
+            let tree = parse::parse(&mut tools.parser, &language.manifest.shims, text, limits);
             from_tree(
                 language, tools, path, text, tree, limits, reference, &mut facts,
             );

@@ -39,9 +39,16 @@ pub fn max_nesting(bytes: &[u8]) -> u32 {
     max as u32
 }
 
-/// Parses `text`, giving up (`None`) when the budget runs out.
-pub(crate) fn parse(parser: &mut Parser, text: &str, limits: &ParseLimits) -> Option<Tree> {
-    let bytes = text.as_bytes();
+/// Parses `text` (as the language's shims rewrite it), giving up (`None`) when the budget runs
+/// out.
+pub(crate) fn parse(
+    parser: &mut Parser,
+    shims: &[sextant_lang::SourceShim],
+    text: &str,
+    limits: &ParseLimits,
+) -> Option<Tree> {
+    let shimmed = crate::shims::apply(shims, text);
+    let bytes: &[u8] = &shimmed;
     let deadline = Instant::now() + limits.timeout;
     let mut progress = |_: &tree_sitter::ParseState| {
         if Instant::now() > deadline {

@@ -440,3 +440,52 @@ fn locals_of_arrow_functions_and_blocks_are_not_references() {
         );
     }
 }
+
+/// TypeScript that tree-sitter-typescript 0.23 cannot parse as written (variance annotations,
+/// a type member list's generic signatures on consecutive lines) parses through the language's
+/// shims without errors, and what is extracted still reads the file as written.
+#[test]
+fn typescript_shims_parse_variance_and_generic_signature_lines() {
+    let registry = registry_from_disk();
+    let ts = registry.get("typescript").unwrap();
+    let text = "export interface Pool<in out A, out E = never> extends Base<A> {\n\
+                \x20 get(): Effect<A, E>\n\
+                }\n\
+                export const invalidate: {\n\
+                \x20 /** Curried. */\n\
+                \x20 <A>(item: A): <E>(self: Pool<A, E>) => Effect<void>\n\
+                \x20 <A, E>(self: Pool<A, E>, item: A): Effect<void>\n\
+                } = dual(2, <A, E>(self: Pool<A, E>, item: A): Effect<void> => self.invalidate(item))\n\
+                export class Impl<out A> implements Pool<A> {\n\
+                \x20 m(): A { return make() }\n\
+                }\n";
+    let facts = sextant_extract::extract(ts, "pool.ts", text);
+    assert!(
+        facts
+            .diagnostics
+            .iter()
+            .all(|d| d.kind == sextant_model::DiagnosticKind::Unsupported),
+        "{:?}",
+        facts.diagnostics
+    );
+    let defs: Vec<&str> = facts.definitions.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(defs, ["Pool", "get", "invalidate", "Impl", "m"]);
+    let pool = &facts.definitions[0];
+    assert!(
+        pool.signature.contains("<in out A, out E = never>"),
+        "{}",
+        pool.signature
+    );
+    let refs: Vec<String> = facts
+        .references
+        .iter()
+        .map(|r| format!("{} {}", r.kind.as_str(), r.name))
+        .collect();
+    for expected in ["inherit Base", "implement Pool", "call dual", "call make"] {
+        assert!(refs.iter().any(|r| r == expected), "{expected} in {refs:?}");
+    }
+    assert!(
+        !refs.iter().any(|r| r == "type A" || r == "type E"),
+        "{refs:?}"
+    );
+}

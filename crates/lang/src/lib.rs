@@ -15,7 +15,7 @@ pub use captures::{Capture, CaptureError, validate_capture};
 pub use grammar::{GRAMMARS, grammar};
 pub use manifest::{
     ComplexityRules, DefinitionRules, DocRules, ImportRules, Manifest, ModifierRules, ModuleStyle,
-    VisibilityRules,
+    SourceShim, VisibilityRules,
 };
 pub use patterns::{capture_names, pattern_ranges, root_node_kind};
 pub use registry::{CompiledQuery, Language, LoadError, Registry};

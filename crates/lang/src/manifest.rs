@@ -7,6 +7,22 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+/// A rewrite of the source the parser sees, for syntax the grammar does not know. Every one
+/// keeps each byte's offset (it only turns bytes into spaces or a space into `;`), so spans,
+/// names and signatures still come from the file as written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceShim {
+    /// TypeScript 4.7 variance annotations (`interface Foo<in out A, out B = never>`): the
+    /// `in`/`out` before a type parameter become spaces (tree-sitter-typescript 0.23 has no rule
+    /// for them, and the declaration around them becomes an error).
+    TypeParameterVariance,
+    /// A type member list's signature that starts a line with type parameters (`<A>(x: A): B`)
+    /// after a line ending in a type: the space before `<` becomes `;`, the separator TypeScript
+    /// infers there (the grammar reads the `<` as the previous type's type arguments).
+    GenericSignatureLines,
+}
+
 /// How a file's module or package prefix is derived (prepended to qualified names).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -211,6 +227,9 @@ pub struct Manifest {
     /// A node kind emitted for the whole file (`document` for Markdown).
     #[serde(default)]
     pub file_definition: Option<String>,
+    /// Rewrites of the source before it is parsed (see [`SourceShim`]).
+    #[serde(default)]
+    pub shims: Vec<SourceShim>,
     /// Maximum bracket nesting before a file is skipped as too deep.
     #[serde(default = "default_max_depth")]
     pub max_nesting: u32,

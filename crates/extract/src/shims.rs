@@ -1,0 +1,216 @@
+//! Rewrites of the source the parser sees (`shims` in a language's manifest), for syntax its
+//! grammar lacks. Each keeps every byte's offset (bytes become spaces, or a space becomes `;`),
+//! so the tree's spans are the file's: names, signatures and predicates still read the file as
+//! written.
+
+use std::borrow::Cow;
+
+use sextant_lang::SourceShim;
+
+/// The bytes to parse: `text` itself when no shim changes anything.
+pub(crate) fn apply<'a>(shims: &[SourceShim], text: &'a str) -> Cow<'a, [u8]> {
+    let bytes = text.as_bytes();
+    let mut out: Option<Vec<u8>> = None;
+    for shim in shims {
+        match shim {
+            SourceShim::TypeParameterVariance => variance(bytes, &mut out),
+            SourceShim::GenericSignatureLines => signature_lines(bytes, &mut out),
+        }
+    }
+    out.map_or(Cow::Borrowed(bytes), Cow::Owned)
+}
+
+fn is_ident(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && b[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    i
+}
+
+fn word_end(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && is_ident(b[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// `<in A>`, `<out A>`, `<in out A>`, `, out B = never>`: after `<` or `,`, the modifiers, then a
+/// name followed by `,`, `>`, `=` or `extends`. The modifiers become spaces.
+fn variance(b: &[u8], out: &mut Option<Vec<u8>>) {
+    for (i, &c) in b.iter().enumerate() {
+        if c != b'<' && c != b',' {
+            continue;
+        }
+        let start = skip_ws(b, i + 1);
+        let mut at = start;
+        let mut seen_in = false;
+        loop {
+            let end = word_end(b, at);
+            let word = &b[at..end];
+            let spaced = end < b.len() && b[end].is_ascii_whitespace();
+            if spaced && word == b"in" && !seen_in && at == start {
+                seen_in = true;
+                at = skip_ws(b, end);
+            } else if spaced && word == b"out" {
+                at = skip_ws(b, end);
+                break;
+            } else {
+                break;
+            }
+        }
+        if at == start {
+            continue;
+        }
+        let name_end = word_end(b, at);
+        if name_end == at || b[at].is_ascii_digit() {
+            continue;
+        }
+        let next = skip_ws(b, name_end);
+        let follows = b
+            .get(next)
+            .is_some_and(|&c| matches!(c, b',' | b'>' | b'='))
+            || (b[next..].starts_with(b"extends")
+                && !b.get(next + 7).is_some_and(|&c| is_ident(c)));
+        if follows {
+            let buf = out.get_or_insert_with(|| b.to_vec());
+            for x in &mut buf[start..at] {
+                if !x.is_ascii_whitespace() {
+                    *x = b' ';
+                }
+            }
+        }
+    }
+}
+
+/// A line that starts (after indentation) with type parameters (`<A>(self: A): B`, `<A, E>(`)
+/// after a line ending in a type (a name, `>`, `]` or `)`): in a type member list that is a new
+/// member, which TypeScript separates at the line break; the last space before `<` becomes `;`.
+fn signature_lines(b: &[u8], out: &mut Option<Vec<u8>>) {
+    let mut line = 0;
+    while line < b.len() {
+        let next_line = b[line..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(b.len(), |p| line + p + 1);
+        let mut at = line;
+        while at < next_line && (b[at] == b' ' || b[at] == b'\t') {
+            at += 1;
+        }
+        if at > line && at < b.len() && b[at] == b'<' && line > 0 && ends_a_type(b, line - 1) {
+            let name = skip_ws(b, at + 1);
+            let name_end = word_end(b, name);
+            if name_end > name && !b[name].is_ascii_digit() {
+                let after = skip_ws(b, name_end);
+                let follows = b
+                    .get(after)
+                    .is_some_and(|&c| matches!(c, b',' | b'>' | b'='))
+                    || b[after..].starts_with(b"extends ");
+                if follows {
+                    out.get_or_insert_with(|| b.to_vec())[at - 1] = b';';
+                }
+            }
+        }
+        line = next_line;
+    }
+}
+
+/// Whether the last byte before `end` (inclusive) that is neither blank nor in a comment (a
+/// block comment, or a line that is a `//` comment) closes a type.
+fn ends_a_type(b: &[u8], end: usize) -> bool {
+    let mut i = end + 1;
+    loop {
+        while i > 0 && b[i - 1].is_ascii_whitespace() {
+            i -= 1;
+        }
+        if i >= 2 && &b[i - 2..i] == b"*/" {
+            match b[..i - 2].windows(2).rposition(|w| w == b"/*") {
+                Some(open) => {
+                    i = open;
+                    continue;
+                }
+                None => return false,
+            }
+        }
+        let line_start = b[..i]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |p| p + 1);
+        let first = skip_ws(b, line_start);
+        if first < i && b[first..].starts_with(b"//") {
+            i = line_start;
+            continue;
+        }
+        break;
+    }
+    // (`=>` ends an arrow's parameters, not a type.)
+    i > 0
+        && (is_ident(b[i - 1])
+            || matches!(b[i - 1], b']' | b')')
+            || (b[i - 1] == b'>' && (i < 2 || b[i - 2] != b'=')))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shim(shims: &[SourceShim], text: &str) -> String {
+        let out = apply(shims, text);
+        assert_eq!(out.len(), text.len());
+        String::from_utf8(out.into_owned()).unwrap()
+    }
+
+    #[test]
+    fn variance_modifiers_become_spaces() {
+        let v = [SourceShim::TypeParameterVariance];
+        assert_eq!(
+            shim(
+                &v,
+                "interface I<in out A, out E = never, in R extends X> {}"
+            ),
+            "interface I<       A,     E = never,    R extends X> {}"
+        );
+        // A parameter named `out`, `extends` after `out`, and code that only looks alike.
+        for same in [
+            "type F<out> = out",
+            "type G<out extends X> = X",
+            "for (const k in obj) {}",
+            "f(a, out, b)",
+            "let i = 0, out = 1",
+            "if (a < out) {}",
+        ] {
+            assert_eq!(shim(&v, same), same);
+        }
+    }
+
+    #[test]
+    fn generic_signature_lines_get_a_separator() {
+        let s = [SourceShim::GenericSignatureLines];
+        assert_eq!(
+            shim(
+                &s,
+                "const f: {\n  <A>(a: A): E\n  <A, B>(a: A, b: B): Effect<void>\n  <C extends X>(c: C): C\n}"
+            ),
+            "const f: {\n  <A>(a: A): E\n ;<A, B>(a: A, b: B): Effect<void>\n ;<C extends X>(c: C): C\n}"
+        );
+        // Documented members: the comments between them do not count.
+        assert_eq!(
+            shim(
+                &s,
+                "type T = {\n  (n: number): A[]\n  /** Doc. */\n  // note\n  <A>(a: A): A\n}"
+            ),
+            "type T = {\n  (n: number): A[]\n  /** Doc. */\n  // note\n ;<A>(a: A): A\n}"
+        );
+        for same in [
+            "const g = x =>\n  <A>(a: A) => a",
+            "f(a,\n  <A>(a: A) => a)",
+            "x = a\n  < b",
+            "<A>(a: A): E",
+        ] {
+            assert_eq!(shim(&s, same), same);
+        }
+    }
+}
