@@ -15,6 +15,8 @@ pub(crate) fn apply<'a>(shims: &[SourceShim], text: &'a str) -> Cow<'a, [u8]> {
         match shim {
             SourceShim::TypeParameterVariance => variance(bytes, &mut out),
             SourceShim::GenericSignatureLines => signature_lines(bytes, &mut out),
+            SourceShim::LeadingMacros => leading_macros(bytes, &mut out),
+            SourceShim::LoneMacroLines => lone_macro_lines(bytes, &mut out),
         }
     }
     out.map_or(Cow::Borrowed(bytes), Cow::Owned)
@@ -153,6 +155,115 @@ fn ends_a_type(b: &[u8], end: usize) -> bool {
             || (b[i - 1] == b'>' && (i < 2 || b[i - 2] != b'=')))
 }
 
+/// The lines of `b`, as (start, end) byte offsets (end excludes the `\n`).
+fn lines(b: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= b.len() {
+            return None;
+        }
+        let end = b[start..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(b.len(), |p| start + p);
+        let line = (start, end);
+        start = end + 1;
+        Some(line)
+    })
+}
+
+/// The end of an all-caps macro name at `at` (letters, digits, `_`; a letter among them; at least
+/// two bytes), or `None`.
+fn macro_end(b: &[u8], at: usize) -> Option<usize> {
+    let end = word_end(b, at);
+    let name = &b[at..end];
+    let caps = name.len() >= 2
+        && !name[0].is_ascii_digit()
+        && name.iter().any(u8::is_ascii_uppercase)
+        && name
+            .iter()
+            .all(|&c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_');
+    caps.then_some(end)
+}
+
+/// Type keywords, qualifiers and storage classes a declaration can start with.
+const DECLARATION_KEYWORDS: &[&[u8]] = &[
+    b"static",
+    b"inline",
+    b"extern",
+    b"const",
+    b"volatile",
+    b"void",
+    b"char",
+    b"short",
+    b"int",
+    b"long",
+    b"float",
+    b"double",
+    b"signed",
+    b"unsigned",
+    b"bool",
+    b"_Bool",
+    b"struct",
+    b"union",
+    b"enum",
+    b"register",
+    b"__inline",
+    b"__inline__",
+];
+
+fn blank(out: &mut Option<Vec<u8>>, b: &[u8], from: usize, to: usize) {
+    let buf = out.get_or_insert_with(|| b.to_vec());
+    for x in &mut buf[from..to] {
+        *x = b' ';
+    }
+}
+
+fn leading_macros(b: &[u8], out: &mut Option<Vec<u8>>) {
+    for (start, end) in lines(b) {
+        let Some(name_end) = macro_end(b, start) else {
+            continue;
+        };
+        if name_end >= end || !(b[name_end] == b' ' || b[name_end] == b'\t') {
+            continue;
+        }
+        let word = skip_ws(b, name_end);
+        let word_stop = word_end(b, word);
+        if word_stop == word || b[word].is_ascii_digit() {
+            continue;
+        }
+        let declares = if DECLARATION_KEYWORDS.contains(&&b[word..word_stop]) {
+            true
+        } else {
+            // `TYPE *name`, `TYPE name`, `TYPE *(name)`: a space or `*` after the type name,
+            // then a declarator.
+            let mut at = word_stop;
+            let mut gap = false;
+            while at < b.len() && (b[at].is_ascii_whitespace() || b[at] == b'*') {
+                gap = true;
+                at += 1;
+            }
+            gap && b
+                .get(at)
+                .is_some_and(|&c| c == b'(' || (is_ident(c) && !c.is_ascii_digit()))
+        };
+        if declares {
+            blank(out, b, start, name_end);
+        }
+    }
+}
+
+fn lone_macro_lines(b: &[u8], out: &mut Option<Vec<u8>>) {
+    for (start, end) in lines(b) {
+        let Some(name_end) = macro_end(b, start) else {
+            continue;
+        };
+        if b[name_end..end].iter().all(|c| c.is_ascii_whitespace()) {
+            blank(out, b, start, name_end);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,6 +322,30 @@ mod tests {
             "<A>(a: A): E",
         ] {
             assert_eq!(shim(&s, same), same);
+        }
+    }
+
+    #[test]
+    fn c_macros_before_declarations_and_on_their_own_lines_become_spaces() {
+        let m = [SourceShim::LeadingMacros, SourceShim::LoneMacroLines];
+        assert_eq!(
+            shim(
+                &m,
+                "LUAI_FUNC void f (lua_State *L);\nLUA_API lua_State *(g) (void);\nJEMALLOC_ALWAYS_INLINE arena_t *\narena_get(void) {}\nTEST_END\nint\nmain(void) {}\n"
+            ),
+            "          void f (lua_State *L);\n        lua_State *(g) (void);\n                       arena_t *\narena_get(void) {}\n        \nint\nmain(void) {}\n"
+        );
+        for same in [
+            "BOOL f(int x);",
+            "BOOL x, y;",
+            "FILE *f = fopen(p, \"r\");",
+            "FOO bar = 1;",
+            "UNUSED(x);",
+            "enum e {\n  A,\n  B\n};",
+            "x = a +\nB;",
+            "int X;",
+        ] {
+            assert_eq!(shim(&m, same), same);
         }
     }
 }

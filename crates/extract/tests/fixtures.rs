@@ -489,3 +489,31 @@ fn typescript_shims_parse_variance_and_generic_signature_lines() {
         "{refs:?}"
     );
 }
+
+/// C macros the parser cannot expand: one in front of a declaration's type and one alone on a
+/// line parse through the C shims without errors, and no definition is named after a type.
+#[test]
+fn c_shims_parse_declaration_macros() {
+    let registry = registry_from_disk();
+    let c = registry.get("c").unwrap();
+    let text = "LUAI_FUNC void luaX_init (lua_State *L) {\n  setup(L);\n}\n\
+                LUA_API lua_State *(lua_newstate) (lua_Alloc f, void *ud);\n\
+                TEST_BEGIN(test_basic) {\n  check(1);\n}\nTEST_END\n\n\
+                int\nmain(void) {\n  return run(test_basic);\n}\n";
+    let facts = sextant_extract::extract(c, "t.c", text);
+    assert!(
+        facts
+            .diagnostics
+            .iter()
+            .all(|d| d.kind == sextant_model::DiagnosticKind::Unsupported),
+        "{:?}",
+        facts.diagnostics
+    );
+    let defs: Vec<&str> = facts.definitions.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(defs, ["luaX_init", "main"]);
+    // The macro is not part of the tree: the signature starts at the type.
+    assert_eq!(
+        facts.definitions[0].signature,
+        "void luaX_init (lua_State *L)"
+    );
+}

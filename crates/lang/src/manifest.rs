@@ -21,6 +21,14 @@ pub enum SourceShim {
     /// after a line ending in a type: the space before `<` becomes `;`, the separator TypeScript
     /// infers there (the grammar reads the `<` as the previous type's type arguments).
     GenericSignatureLines,
+    /// C: an all-caps macro that starts a declaration line in front of its type
+    /// (`LUAI_FUNC void f(...)`, `JEMALLOC_ALWAYS_INLINE arena_t *\narena_get(...)`) becomes spaces:
+    /// unexpanded, the grammar reads it as the type and the real type as an error. Only before a
+    /// type keyword, or before a name followed by `*` or a space and then a declarator.
+    LeadingMacros,
+    /// C: a line that is only an all-caps macro at column 0 (`TEST_END`, `END_DECLS`), a
+    /// statement-like macro without its `;`, becomes spaces.
+    LoneMacroLines,
 }
 
 /// How a file's module or package prefix is derived (prepended to qualified names).
