@@ -17,6 +17,7 @@ pub(crate) fn apply<'a>(shims: &[SourceShim], text: &'a str) -> Cow<'a, [u8]> {
             SourceShim::GenericSignatureLines => signature_lines(bytes, &mut out),
             SourceShim::LeadingMacros => leading_macros(bytes, &mut out),
             SourceShim::LoneMacroLines => lone_macro_lines(bytes, &mut out),
+            SourceShim::CplusplusGroups => cplusplus_groups(bytes, &mut out),
         }
     }
     out.map_or(Cow::Borrowed(bytes), Cow::Owned)
@@ -264,6 +265,66 @@ fn lone_macro_lines(b: &[u8], out: &mut Option<Vec<u8>>) {
     }
 }
 
+/// The directive of a preprocessor line (`ifdef`, `endif`) and the text after it.
+fn directive(line: &[u8]) -> Option<(&[u8], &[u8])> {
+    let at = skip_ws(line, 0);
+    if line.get(at) != Some(&b'#') {
+        return None;
+    }
+    let name = skip_ws(line, at + 1);
+    let end = word_end(line, name);
+    Some((&line[name..end], &line[end..]))
+}
+
+fn cplusplus_groups(b: &[u8], out: &mut Option<Vec<u8>>) {
+    // Open groups: whether each is being blanked.
+    let mut open: Vec<bool> = Vec::new();
+    for (start, end) in lines(b) {
+        let line = &b[start..end];
+        let blanking = open.last().copied().unwrap_or(false);
+        match directive(line) {
+            Some((name, rest)) if name == b"if" || name == b"ifdef" || name == b"ifndef" => {
+                let cond: Vec<u8> = rest
+                    .iter()
+                    .copied()
+                    .filter(|c| !c.is_ascii_whitespace())
+                    .collect();
+                let cplusplus = name != b"ifndef"
+                    && matches!(
+                        cond.as_slice(),
+                        b"__cplusplus" | b"defined(__cplusplus)" | b"defined__cplusplus"
+                    );
+                if blanking {
+                    blank(out, b, start, end);
+                }
+                open.push(blanking || cplusplus);
+                continue;
+            }
+            Some((name, _)) if name == b"else" || name == b"elif" => {
+                let outer = open.len() >= 2 && open[open.len() - 2];
+                if let Some(top) = open.last_mut() {
+                    *top = outer;
+                }
+                if outer {
+                    blank(out, b, start, end);
+                }
+                continue;
+            }
+            Some((name, _)) if name == b"endif" => {
+                open.pop();
+                if open.last().copied().unwrap_or(false) {
+                    blank(out, b, start, end);
+                }
+                continue;
+            }
+            _ => {}
+        }
+        if blanking {
+            blank(out, b, start, end);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -347,5 +408,17 @@ mod tests {
         ] {
             assert_eq!(shim(&m, same), same);
         }
+    }
+
+    #[test]
+    fn cplusplus_groups_become_blank_in_c() {
+        let g = [SourceShim::CplusplusGroups];
+        let text = "#ifdef __cplusplus\nextern \"C\" {\n#endif\nint f(void);\n#if defined(__cplusplus)\n}\n#else\nint g;\n#endif\n";
+        let want = "#ifdef __cplusplus\n            \n#endif\nint f(void);\n#if defined(__cplusplus)\n \n#else\nint g;\n#endif\n";
+        assert_eq!(shim(&g, text), want);
+        // Nested groups inside are blank too; other conditions are left alone.
+        let nested = "#ifdef __cplusplus\n#if X\nint a;\n#endif\n#endif\n#ifndef __cplusplus\nint c;\n#endif\n";
+        let want = "#ifdef __cplusplus\n     \n      \n      \n#endif\n#ifndef __cplusplus\nint c;\n#endif\n";
+        assert_eq!(shim(&g, nested), want);
     }
 }

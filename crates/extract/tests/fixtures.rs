@@ -490,16 +490,19 @@ fn typescript_shims_parse_variance_and_generic_signature_lines() {
     );
 }
 
-/// C macros the parser cannot expand: one in front of a declaration's type and one alone on a
-/// line parse through the C shims without errors, and no definition is named after a type.
+/// C the parser cannot read without a preprocessor (a macro in front of a declaration's type, one
+/// alone on a line, `extern "C" {` in `#ifdef __cplusplus` groups) parses through the C shims
+/// without errors, and no definition is named after a type.
 #[test]
 fn c_shims_parse_declaration_macros() {
     let registry = registry_from_disk();
     let c = registry.get("c").unwrap();
-    let text = "LUAI_FUNC void luaX_init (lua_State *L) {\n  setup(L);\n}\n\
+    let text = "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\
+                LUAI_FUNC void luaX_init (lua_State *L) {\n  setup(L);\n}\n\
                 LUA_API lua_State *(lua_newstate) (lua_Alloc f, void *ud);\n\
                 TEST_BEGIN(test_basic) {\n  check(1);\n}\nTEST_END\n\n\
-                int\nmain(void) {\n  return run(test_basic);\n}\n";
+                int\nmain(void) {\n  return run(test_basic);\n}\n\
+                #ifdef __cplusplus\n}\n#endif\n";
     let facts = sextant_extract::extract(c, "t.c", text);
     assert!(
         facts

@@ -29,6 +29,10 @@ pub enum SourceShim {
     /// C: a line that is only an all-caps macro at column 0 (`TEST_END`, `END_DECLS`), a
     /// statement-like macro without its `;`, becomes spaces.
     LoneMacroLines,
+    /// C: the lines of an `#ifdef __cplusplus` (or `#if defined(__cplusplus)`) group, up to its
+    /// `#else`, `#elif` or `#endif`, become blank: C++ only (`extern "C" {` with its brace closed
+    /// in another group), dead code to a C compiler, and an error to the C grammar.
+    CplusplusGroups,
 }
 
 /// How a file's module or package prefix is derived (prepended to qualified names).
