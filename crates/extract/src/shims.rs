@@ -16,6 +16,7 @@ pub(crate) fn apply<'a>(shims: &[SourceShim], text: &'a str) -> Cow<'a, [u8]> {
             SourceShim::TypeParameterVariance => variance(bytes, &mut out),
             SourceShim::GenericSignatureLines => signature_lines(bytes, &mut out),
             SourceShim::LeadingMacros => leading_macros(bytes, &mut out),
+            SourceShim::QualifierMacros => qualifier_macros(bytes, &mut out),
             SourceShim::LoneMacroLines => lone_macro_lines(bytes, &mut out),
             SourceShim::CplusplusGroups => cplusplus_groups(bytes, &mut out),
         }
@@ -220,37 +221,75 @@ fn blank(out: &mut Option<Vec<u8>>, b: &[u8], from: usize, to: usize) {
     }
 }
 
+/// Whether what follows a macro ending at `name_end` (after a space) starts a declaration: a type
+/// keyword, or a type name followed by `*` or a space and then a declarator (`TYPE *name`,
+/// `TYPE name`, `TYPE *(name)`).
+fn declaration_follows(b: &[u8], name_end: usize) -> bool {
+    if !b.get(name_end).is_some_and(|&c| c == b' ' || c == b'\t') {
+        return false;
+    }
+    let word = skip_ws(b, name_end);
+    let word_stop = word_end(b, word);
+    if word_stop == word || b[word].is_ascii_digit() {
+        return false;
+    }
+    if DECLARATION_KEYWORDS.contains(&&b[word..word_stop]) {
+        return true;
+    }
+    let mut at = word_stop;
+    let mut gap = false;
+    while at < b.len() && (b[at].is_ascii_whitespace() || b[at] == b'*') {
+        gap = true;
+        at += 1;
+    }
+    gap && b
+        .get(at)
+        .is_some_and(|&c| c == b'(' || (is_ident(c) && !c.is_ascii_digit()))
+}
+
 fn leading_macros(b: &[u8], out: &mut Option<Vec<u8>>) {
     for (start, end) in lines(b) {
         let Some(name_end) = macro_end(b, start) else {
             continue;
         };
-        if name_end >= end || !(b[name_end] == b' ' || b[name_end] == b'\t') {
-            continue;
-        }
-        let word = skip_ws(b, name_end);
-        let word_stop = word_end(b, word);
-        if word_stop == word || b[word].is_ascii_digit() {
-            continue;
-        }
-        let declares = if DECLARATION_KEYWORDS.contains(&&b[word..word_stop]) {
-            true
-        } else {
-            // `TYPE *name`, `TYPE name`, `TYPE *(name)`: a space or `*` after the type name,
-            // then a declarator.
-            let mut at = word_stop;
-            let mut gap = false;
-            while at < b.len() && (b[at].is_ascii_whitespace() || b[at] == b'*') {
-                gap = true;
-                at += 1;
-            }
-            gap && b
-                .get(at)
-                .is_some_and(|&c| c == b'(' || (is_ident(c) && !c.is_ascii_digit()))
-        };
-        if declares {
+        if name_end < end && declaration_follows(b, name_end) {
             blank(out, b, start, name_end);
         }
+    }
+}
+
+fn qualifier_macros(b: &[u8], out: &mut Option<Vec<u8>>) {
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_uppercase() || (i > 0 && is_ident(b[i - 1])) {
+            i += 1;
+            continue;
+        }
+        let Some(name_end) = macro_end(b, i) else {
+            i = word_end(b, i).max(i + 1);
+            continue;
+        };
+        let mut before = i;
+        while before > 0 && (b[before - 1] == b' ' || b[before - 1] == b'\t') {
+            before -= 1;
+        }
+        let prev = before.checked_sub(1).map(|p| b[p]);
+        let qualifies = match prev {
+            Some(b'(' | b',') => declaration_follows(b, name_end),
+            Some(b'*') => {
+                let name = skip_ws(b, name_end);
+                name > name_end
+                    && word_end(b, name) > name
+                    && !b[name].is_ascii_digit()
+                    && b.get(skip_ws(b, word_end(b, name)))
+                        .is_some_and(|&c| matches!(c, b';' | b'=' | b',' | b')' | b'[' | b'('))
+            }
+            _ => false,
+        };
+        if qualifies {
+            blank(out, b, i, name_end);
+        }
+        i = name_end;
     }
 }
 
@@ -420,5 +459,26 @@ mod tests {
         let nested = "#ifdef __cplusplus\n#if X\nint a;\n#endif\n#endif\n#ifndef __cplusplus\nint c;\n#endif\n";
         let want = "#ifdef __cplusplus\n     \n      \n      \n#endif\n#ifndef __cplusplus\nint c;\n#endif\n";
         assert_eq!(shim(&g, nested), want);
+    }
+
+    #[test]
+    fn c_qualifier_macros_become_spaces() {
+        let q = [SourceShim::QualifierMacros];
+        assert_eq!(
+            shim(
+                &q,
+                "void f(UNUSED tsdn_t *tsdn, UNUSED bool x);\nextern hook_t *JET_MUTABLE hook;"
+            ),
+            "void f(       tsdn_t *tsdn,        bool x);\nextern hook_t *            hook;"
+        );
+        for same in [
+            "f(MAX, n);",
+            "f(BOOL flag);",
+            "n = size * MAX_LEN;",
+            "x = a * SCALE + b;",
+            "g(FOO(x), y);",
+        ] {
+            assert_eq!(shim(&q, same), same);
+        }
     }
 }

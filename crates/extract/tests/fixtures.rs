@@ -491,7 +491,7 @@ fn typescript_shims_parse_variance_and_generic_signature_lines() {
 }
 
 /// C the parser cannot read without a preprocessor (a macro in front of a declaration's type, one
-/// alone on a line, `extern "C" {` in `#ifdef __cplusplus` groups) parses through the C shims
+/// used as a qualifier, one alone on a line, `extern "C" {` in `#ifdef __cplusplus` groups) parses through the C shims
 /// without errors, and no definition is named after a type.
 #[test]
 fn c_shims_parse_declaration_macros() {
@@ -500,6 +500,8 @@ fn c_shims_parse_declaration_macros() {
     let text = "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\
                 LUAI_FUNC void luaX_init (lua_State *L) {\n  setup(L);\n}\n\
                 LUA_API lua_State *(lua_newstate) (lua_Alloc f, void *ud);\n\
+                extern hook_t *JET_MUTABLE hook;\n\
+                static void helper(UNUSED tsdn_t *tsdn) {\n}\n\
                 TEST_BEGIN(test_basic) {\n  check(1);\n}\nTEST_END\n\n\
                 int\nmain(void) {\n  return run(test_basic);\n}\n\
                 #ifdef __cplusplus\n}\n#endif\n";
@@ -513,7 +515,7 @@ fn c_shims_parse_declaration_macros() {
         facts.diagnostics
     );
     let defs: Vec<&str> = facts.definitions.iter().map(|d| d.name.as_str()).collect();
-    assert_eq!(defs, ["luaX_init", "main"]);
+    assert_eq!(defs, ["luaX_init", "hook", "helper", "main"]);
     // The macro is not part of the tree: the signature starts at the type.
     assert_eq!(
         facts.definitions[0].signature,

@@ -26,6 +26,10 @@ pub enum SourceShim {
     /// unexpanded, the grammar reads it as the type and the real type as an error. Only before a
     /// type keyword, or before a name followed by `*` or a space and then a declarator.
     LeadingMacros,
+    /// C: an all-caps macro used as a qualifier inside a declaration becomes spaces: at the start
+    /// of a parameter before its type (`f(UNUSED tsdn_t *tsdn)`), or between `*` and the name
+    /// (`extern hook_t *JET_MUTABLE hook;`). Same tests of what follows as `leading_macros`.
+    QualifierMacros,
     /// C: a line that is only an all-caps macro at column 0 (`TEST_END`, `END_DECLS`), a
     /// statement-like macro without its `;`, becomes spaces.
     LoneMacroLines,
