@@ -324,8 +324,11 @@
 ; types, wherever a `type:` field holds one (a qualified type is split into receiver and name)
 (_ type: [(type_identifier) (qualified_identifier) (template_type)] @name @reference.type)
 (_ base: [(type_identifier) (qualified_identifier)] @name @reference.type)
-([(struct_specifier !body) (class_specifier !body) (union_specifier !body) (enum_specifier !body)]
-  name: [(type_identifier) (qualified_identifier) (template_type)] @name @reference.type)
+; an elaborated type without a body (`struct stat *st`, `class Foo;`)
+[(struct_specifier !body name: [(type_identifier) (qualified_identifier) (template_type)] @name @reference.type)
+ (class_specifier !body name: [(type_identifier) (qualified_identifier) (template_type)] @name @reference.type)
+ (union_specifier !body name: [(type_identifier) (qualified_identifier) (template_type)] @name @reference.type)
+ (enum_specifier !body name: [(type_identifier) (qualified_identifier) (template_type)] @name @reference.type)]
 (friend_declaration [(type_identifier) (qualified_identifier) (template_type)] @name @reference.type)
 (optional_type_parameter_declaration
   default_type: [(type_identifier) (qualified_identifier) (template_type)] @name @reference.type)

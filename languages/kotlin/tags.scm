@@ -96,43 +96,43 @@
   (class_parameter ["val" "var"] (identifier) @name) @definition.property)
 
 ; ---- declared types (receiver typing): return types of functions, types of properties
-((function_declaration (function_value_parameters) . (type) @type) @typed
+((function_declaration (function_value_parameters) . [(user_type) (nullable_type) (non_nullable_type) (function_type) (parenthesized_type) "dynamic"] @type) @typed
   (#not-eq? @type "Unit"))
-(property_declaration (variable_declaration (identifier) . (type) @type)) @typed
-(class_parameter (identifier) . (type) @type) @typed
+(property_declaration (variable_declaration (identifier) . [(user_type) (nullable_type) (non_nullable_type) (function_type) (parenthesized_type) "dynamic"] @type)) @typed
+(class_parameter (identifier) . [(user_type) (nullable_type) (non_nullable_type) (function_type) (parenthesized_type) "dynamic"] @type) @typed
 
 ; ---- bindings (receiver typing). Properties and constructor parameters are also bindings of
 ; their class (a bare `db` is `this.db`); an untyped `val` is typed by its call (`Store()`,
 ; `factory.make()`) or its `as` cast. An extension property (`val Order.isLarge`) binds no name:
 ; its name must follow `val`/`var` directly.
-(parameter (identifier) @binding.name . (type) @binding.type) @binding
-(class_parameter (identifier) @binding.name . (type) @binding.type) @binding
-(catch_block (identifier) @binding.name . (type) @binding.type) @binding
-(lambda_parameters (variable_declaration (identifier) @binding.name . (type) @binding.type) @binding)
+(parameter (identifier) @binding.name . [(user_type) (nullable_type) (non_nullable_type) (function_type) (parenthesized_type) "dynamic"] @binding.type) @binding
+(class_parameter (identifier) @binding.name . [(user_type) (nullable_type) (non_nullable_type) (function_type) (parenthesized_type) "dynamic"] @binding.type) @binding
+(catch_block (identifier) @binding.name . [(user_type) (nullable_type) (non_nullable_type) (function_type) (parenthesized_type) "dynamic"] @binding.type) @binding
+(lambda_parameters (variable_declaration (identifier) @binding.name . [(user_type) (nullable_type) (non_nullable_type) (function_type) (parenthesized_type) "dynamic"] @binding.type) @binding)
 (lambda_parameters (variable_declaration (identifier) @binding.name .) @binding)
-(multi_variable_declaration (variable_declaration (identifier) @binding.name . (type) @binding.type) @binding)
+(multi_variable_declaration (variable_declaration (identifier) @binding.name . [(user_type) (nullable_type) (non_nullable_type) (function_type) (parenthesized_type) "dynamic"] @binding.type) @binding)
 (multi_variable_declaration (variable_declaration (identifier) @binding.name .) @binding)
-(for_statement (variable_declaration (identifier) @binding.name . (type) @binding.type)) @binding
+(for_statement (variable_declaration (identifier) @binding.name . [(user_type) (nullable_type) (non_nullable_type) (function_type) (parenthesized_type) "dynamic"] @binding.type)) @binding
 (for_statement (variable_declaration (identifier) @binding.name .)) @binding
 ; `val s: Store = ...`, `lateinit var s: Store`, `val all: List<Store> = ArrayList()` (the declared
 ; type first, the called class when the declared type is not the repository's)
 (property_declaration
-  ["val" "var"] . (variable_declaration (identifier) @binding.name . (type) @binding.type)
+  ["val" "var"] . (variable_declaration (identifier) @binding.name . [(user_type) (nullable_type) (non_nullable_type) (function_type) (parenthesized_type) "dynamic"] @binding.type)
   (call_expression . [(identifier) (navigation_expression)] @binding.value)?) @binding
 (when_subject
-  (variable_declaration (identifier) @binding.name . (type) @binding.type)) @binding
+  (variable_declaration (identifier) @binding.name . [(user_type) (nullable_type) (non_nullable_type) (function_type) (parenthesized_type) "dynamic"] @binding.type)) @binding
 ; `val s = Store()`, `val s = factory.make()`, `val s = o as Store`, `val s = "x"`
 (property_declaration
   ["val" "var"] . (variable_declaration (identifier) @binding.name .)
   [
     (call_expression . [(identifier) (navigation_expression)] @binding.value)
-    (as_expression right: (type) @binding.type)
+    (as_expression right: [(user_type) (nullable_type) (non_nullable_type) (function_type) (parenthesized_type) "dynamic"] @binding.type)
   ]?) @binding
 (when_subject
   (variable_declaration (identifier) @binding.name .)
   [
     (call_expression . [(identifier) (navigation_expression)] @binding.value)
-    (as_expression right: (type) @binding.type)
+    (as_expression right: [(user_type) (nullable_type) (non_nullable_type) (function_type) (parenthesized_type) "dynamic"] @binding.type)
   ]?) @binding
 
 ; ---- references: calls

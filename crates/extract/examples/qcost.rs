@@ -66,6 +66,15 @@ fn main() {
         }
         best
     };
+    if mode == "own" {
+        let t = Instant::now();
+        let mut k = 0usize;
+        for (text, tree) in &docs {
+            k += sextant_extract::own_query_matches(language, tree, text).unwrap_or(0);
+        }
+        println!("own only: {:.3} s, {k} matches", t.elapsed().as_secs_f64());
+        return;
+    }
     let full = Query::new(&language.grammar, &src).unwrap();
     let np = full.pattern_count();
     let t_full = run(&full);
@@ -92,8 +101,19 @@ fn main() {
         }
     }
     let t_walk = t.elapsed().as_secs_f64();
+    // Sextant's own executor (see `matcher.rs`), compiled once, best of 3.
+    let mut t_own = f64::MAX;
+    for _ in 0..3 {
+        let t = Instant::now();
+        let mut k = 0usize;
+        for (text, tree) in &docs {
+            k += sextant_extract::own_query_matches(language, tree, text).unwrap_or(0);
+        }
+        std::hint::black_box(k);
+        t_own = t_own.min(t.elapsed().as_secs_f64());
+    }
     println!(
-        "files {} bytes {} nodes {} patterns {np} full {t_full:.3} trivial {t_triv:.3} walk {t_walk:.3}",
+        "files {} bytes {} nodes {} patterns {np} full {t_full:.3} trivial {t_triv:.3} walk {t_walk:.3} own {t_own:.3}",
         docs.len(),
         bytes,
         nodes

@@ -3,7 +3,12 @@
 //! sharing measured no contention from our few `#match?` predicates and cut indexing CPU by 9 %
 //! on effect (TypeScript) and 19 % on Redis (five languages), medians of 3 runs.
 //!
-//! A language's query runs as two parts (see [`Queries`]): the patterns that start at the file's
+//! Extraction runs a language's query on our own executor (`matcher.rs`): compiling it is a
+//! parse of the query source, and [`Queries::own`] holds it. What follows is tree-sitter's path,
+//! taken with `SEXTANT_QUERY_ENGINE=tree-sitter` (and by a query our executor cannot run, which
+//! `tests/fixtures.rs` forbids for the languages we ship).
+//!
+//! On tree-sitter's path, a language's query runs as two parts (see [`Queries`]): the patterns that start at the file's
 //! root node (`(program (lexical_declaration ...))`) in a cursor that only starts matches at the
 //! root and so only walks the top levels of the tree, and every other pattern over the whole tree,
 //! together with patterns capturing the nodes that count for complexity. A root pattern run with
@@ -34,8 +39,8 @@ pub(crate) struct Part {
 /// A language's compiled query, possibly split (see the module docs).
 pub(crate) struct Queries {
     /// Every pattern but the root ones (all of them when the query is not split), then the
-    /// sentinels.
-    pub main: Part,
+    /// sentinels; `None` when our own executor runs the query.
+    pub main: Option<Part>,
     /// The patterns that start at the root node kind, run with matches starting at depth 0 only.
     pub root: Option<Part>,
     /// In `main`: the patterns capturing the nodes that count for complexity, one per kind.
@@ -51,6 +56,36 @@ pub(crate) struct Queries {
     pub split: bool,
     /// The full query, compiled on first need (see `collect.rs`).
     full: OnceLock<Result<Arc<CompiledQuery>, String>>,
+    /// The whole query on our own executor, which extraction uses when the query compiles for it
+    /// (see `matcher.rs`).
+    pub own: Option<Own>,
+}
+
+/// A language's query compiled for our own executor, with the meaning of each capture.
+pub(crate) struct Own {
+    pub program: crate::matcher::Program,
+    pub captures: Vec<Option<Capture>>,
+}
+
+impl Own {
+    pub fn compile(language: &Language) -> Result<Own, String> {
+        let program = crate::matcher::Program::compile(&language.grammar, &language.query_source)
+            .map_err(|e| e.0)?;
+        let captures = program
+            .capture_names
+            .iter()
+            .map(|name| sextant_lang::validate_capture(name).map_err(|e| e.to_string()))
+            .collect::<Result<_, _>>()?;
+        Ok(Own { program, captures })
+    }
+
+    /// The number of matches over a tree (for measurements).
+    pub fn count(&self, tree: &tree_sitter::Tree, text: &str) -> usize {
+        let mut n = 0;
+        self.program
+            .run(tree, text.as_bytes(), |_| {}, |_, _| n += 1);
+        n
+    }
 }
 
 impl Queries {
@@ -179,16 +214,40 @@ fn root_kind(language: &Language) -> Option<String> {
     (!root.is_error()).then(|| root.kind().to_string())
 }
 
+/// Whether to run tree-sitter's query cursor instead of our own executor
+/// (`SEXTANT_QUERY_ENGINE=tree-sitter`; for comparisons, and as a way out should ours be wrong).
+fn tree_sitter_engine() -> bool {
+    static CHOICE: OnceLock<bool> = OnceLock::new();
+    *CHOICE.get_or_init(|| {
+        std::env::var("SEXTANT_QUERY_ENGINE").is_ok_and(|v| v.eq_ignore_ascii_case("tree-sitter"))
+    })
+}
+
 fn build_queries(language: &Language) -> Result<Queries, String> {
     let kinds = complexity_kinds(language);
+    if !tree_sitter_engine()
+        && let Ok(own) = Own::compile(language)
+    {
+        return Ok(Queries {
+            main: None,
+            root: None,
+            branch_patterns: None,
+            root_sentinel: None,
+            in_root: Vec::new(),
+            complexity_kinds: kinds,
+            split: false,
+            full: OnceLock::new(),
+            own: Some(own),
+        });
+    }
     let whole = |kinds: Vec<bool>| -> Result<Queries, String> {
         let compiled = language.compile().map_err(|e| e.to_string())?;
         let n = compiled.query.pattern_count();
         Ok(Queries {
-            main: Part {
+            main: Some(Part {
                 compiled,
                 global: (0..n).map(Some).collect(),
-            },
+            }),
             root: None,
             branch_patterns: None,
             root_sentinel: None,
@@ -196,6 +255,7 @@ fn build_queries(language: &Language) -> Result<Queries, String> {
             complexity_kinds: kinds,
             split: false,
             full: OnceLock::new(),
+            own: None,
         })
     };
     match split_queries(language, &kinds) {
@@ -270,10 +330,10 @@ fn split_queries(language: &Language, kinds: &[bool]) -> Option<Queries> {
         })
     };
     Some(Queries {
-        main: Part {
+        main: Some(Part {
             compiled: main,
             global: main_global,
-        },
+        }),
         root: root_part,
         branch_patterns: branches.map(|_| branch_patterns),
         root_sentinel,
@@ -281,6 +341,7 @@ fn split_queries(language: &Language, kinds: &[bool]) -> Option<Queries> {
         complexity_kinds: kinds.to_vec(),
         split: true,
         full: OnceLock::new(),
+        own: None,
     })
 }
 

@@ -6,7 +6,7 @@ use sextant_lang::{Capture, CompiledQuery, Language};
 use sextant_model::{NodeKind, RefKind};
 use tree_sitter::{Node, QueryCursor, QueryMatch, StreamingIterator, Tree};
 
-use crate::cache::{MATCH_LIMIT, Tools};
+use crate::cache::{MATCH_LIMIT, Own, Tools};
 
 pub(crate) struct RawDef<'t> {
     pub kind: NodeKind,
@@ -107,13 +107,15 @@ fn collect_matches<'t>(
     text: &str,
     reference: bool,
 ) -> Raw<'t> {
-    if !tools.queries.split {
-        let Tools {
-            cursor, queries, ..
-        } = tools;
-        return collect_full(&queries.main.compiled, cursor, tree, text);
+    if !reference && let Some(own) = &tools.queries.own {
+        return collect_own(own, &tools.queries.complexity_kinds, tree, text);
     }
-    let split = (!reference).then(|| collect_split(tools, tree, text));
+    if !tools.queries.split
+        && let Some(main) = &tools.queries.main
+    {
+        return collect_full(&main.compiled, &mut tools.cursor, tree, text);
+    }
+    let split = (!reference && tools.queries.split).then(|| collect_split(tools, tree, text));
     if let Some((raw, true)) = split {
         return raw;
     }
@@ -126,6 +128,37 @@ fn collect_matches<'t>(
         // Cannot happen (its parts compiled): the split result is the best there is.
         Err(_) => split.map(|(raw, _)| raw).unwrap_or_default(),
     }
+}
+
+/// Runs the whole query on our own executor (see `matcher.rs`); branch nodes are those of the
+/// marked kinds.
+fn collect_own<'t>(own: &Own, complexity: &[bool], tree: &'t Tree, text: &str) -> Raw<'t> {
+    let counted = complexity.iter().any(|&k| k);
+    let mut raw = Raw::default();
+    let mut branches: Vec<(u32, u32)> = Vec::new();
+    let program = &own.program;
+    own.program.run(
+        tree,
+        text.as_bytes(),
+        |node| {
+            if counted && complexity.get(node.kind_id() as usize) == Some(&true) {
+                branches.push((node.start_byte() as u32, node.end_byte() as u32));
+            }
+        },
+        |pattern, captures| {
+            let import_name = || program.property(pattern, "import.name").map(str::to_string);
+            add_item(
+                &mut raw,
+                captures.iter().copied(),
+                &own.captures,
+                import_name,
+                pattern,
+            );
+        },
+    );
+    raw.branches = counted.then_some(branches);
+    dedup(&mut raw);
+    raw
 }
 
 /// Runs the full query (pattern indices are the language's own).
@@ -158,7 +191,9 @@ fn collect_split<'t>(tools: &mut Tools, tree: &'t Tree, text: &str) -> (Raw<'t>,
     };
     let mut exact = true;
     let root = tree.root_node();
-    let main = &queries.main;
+    let Some(main) = &queries.main else {
+        return (raw, false);
+    };
     let mut matches = cursor.matches(&main.compiled.query, root, text.as_bytes());
     while let Some(m) = matches.next() {
         let local = m.pattern_index;
@@ -207,14 +242,34 @@ fn same_span(a: Node<'_>, b: Node<'_>) -> bool {
     a.start_byte() == b.start_byte() && a.end_byte() == b.end_byte()
 }
 
-/// Adds one match's item. `pattern` is its index in the language's full query.
+/// Adds the item of one tree-sitter match. `pattern` is its index in the language's full query.
 fn add_match<'t>(
     raw: &mut Raw<'t>,
     m: &QueryMatch<'_, 't>,
     compiled: &CompiledQuery,
     pattern: usize,
 ) {
-    let table = &compiled.captures;
+    let import_name = || {
+        compiled
+            .query
+            .property_settings(m.pattern_index)
+            .iter()
+            .find(|p| &*p.key == "import.name")
+            .and_then(|p| p.value.as_deref().map(str::to_string))
+    };
+    let captures = m.captures().iter().map(|c| (c.index, c.node));
+    add_item(raw, captures, &compiled.captures, import_name, pattern);
+}
+
+/// Adds one match's item from its captures (index into `table`, node). `pattern` is its index
+/// in the language's full query; `import_name` gives its `#set! import.name`.
+fn add_item<'t>(
+    raw: &mut Raw<'t>,
+    captures: impl Iterator<Item = (u32, Node<'t>)>,
+    table: &[Option<Capture>],
+    import_name: impl FnOnce() -> Option<String>,
+    pattern: usize,
+) {
     let mut primary: Option<(Capture, Node<'t>)> = None;
     let mut name = None;
     let mut receiver = None;
@@ -224,7 +279,7 @@ fn add_match<'t>(
     let mut body = None;
     let mut scope_name = None;
     let mut source = None;
-    let mut import_name = None;
+    let mut name_of_import = None;
     let mut alias = None;
     let mut wildcard = false;
     let mut import_tree = None;
@@ -233,11 +288,10 @@ fn add_match<'t>(
     let mut binding_type = None;
     let mut binding_value = None;
     let mut generic_name = None;
-    for capture in m.captures() {
-        let Some(meaning) = table[capture.index as usize] else {
+    for (index, node) in captures {
+        let Some(meaning) = table[index as usize] else {
             continue;
         };
-        let node = capture.node;
         match meaning {
             Capture::Definition(_)
             | Capture::Reference(_)
@@ -258,7 +312,7 @@ fn add_match<'t>(
             Capture::Body => body = Some(node),
             Capture::ScopeName => scope_name = Some(node),
             Capture::ImportSource => source = Some(node),
-            Capture::ImportName => import_name = Some(node),
+            Capture::ImportName => name_of_import = Some(node),
             Capture::ImportAlias => alias = Some(node),
             Capture::ImportWildcard => wildcard = true,
             Capture::ImportTree => import_tree = Some(node),
@@ -331,16 +385,11 @@ fn add_match<'t>(
             }
         }
         Some((Capture::Import, node)) => {
-            let fixed_name = compiled
-                .query
-                .property_settings(m.pattern_index)
-                .iter()
-                .find(|p| &*p.key == "import.name")
-                .and_then(|p| p.value.as_deref().map(str::to_string));
+            let fixed_name = import_name();
             raw.imports.push(RawImport {
                 node,
                 source,
-                name: import_name,
+                name: name_of_import,
                 alias,
                 wildcard,
                 tree: import_tree,

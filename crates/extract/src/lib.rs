@@ -1,5 +1,6 @@
 //! Pure extraction: `(language, text)` → [`FileFacts`]. Runs the language's query over the tree
-//! (in two parts, see `cache.rs`), then derives containment, qualified scope paths, kinds,
+//! (on Sextant's own executor, `matcher.rs`; tree-sitter's cursor with
+//! `SEXTANT_QUERY_ENGINE=tree-sitter`, in two parts, see `cache.rs`), then derives containment, qualified scope paths, kinds,
 //! visibility, modifiers, docs, signatures and complexity from the captures and the manifest's
 //! rules. Never fails: broken code yields partial facts plus diagnostics. No file system, no
 //! database.
@@ -8,6 +9,7 @@ mod assemble;
 mod cache;
 mod collect;
 mod imports;
+mod matcher;
 mod parse;
 mod shims;
 mod text;
@@ -45,6 +47,25 @@ pub fn extract_with(
 #[doc(hidden)]
 pub fn extract_reference(language: &Language, path: &str, text: &str) -> FileFacts {
     extract_inner(language, path, text, &ParseLimits::default(), true)
+}
+
+/// Why `language`'s query cannot run on Sextant's own query executor (`None`: it can, and
+/// extraction uses it). For tests and tools.
+#[doc(hidden)]
+pub fn own_executor_error(language: &Language) -> Option<String> {
+    cache::Own::compile(language).err()
+}
+
+/// Runs `language`'s query on Sextant's own executor over a parsed tree and counts the matches
+/// (`None` when the query cannot run on it). For measurements (`examples/qcost.rs`).
+#[doc(hidden)]
+pub fn own_query_matches(
+    language: &Language,
+    tree: &tree_sitter::Tree,
+    text: &str,
+) -> Option<usize> {
+    let queries = cache::shared_queries(language).ok()?;
+    Some(queries.own.as_ref()?.count(tree, text))
 }
 
 /// Whether `language`'s queries are compiled: [`extract`] would not wait for them. While they

@@ -199,9 +199,25 @@ fn every_language_fixture_matches_its_snapshot() {
     assert!(checked >= 1);
 }
 
-/// The split query (root patterns apart, branch nodes captured by the query; see the extractor's
-/// `cache.rs`) extracts exactly what the language's whole query does: every fixture, and
-/// truncated copies of each (broken code, error recovery).
+/// Every language's query runs on Sextant's own query executor (`matcher.rs`): none falls back
+/// to tree-sitter's cursor without this test saying so.
+#[test]
+fn every_query_runs_on_the_own_executor() {
+    let registry = registry_from_disk();
+    for language in registry.languages() {
+        assert_eq!(
+            sextant_extract::own_executor_error(language),
+            None,
+            "{}",
+            language.id()
+        );
+    }
+}
+
+/// Extraction (the query on Sextant's own executor, branch nodes counted in the same walk; see
+/// the extractor's `matcher.rs`) gives exactly what tree-sitter's query cursor running the
+/// language's whole query does: every fixture, and truncated copies of each (broken code, error
+/// recovery). `examples/matchers.rs` does the same on whole corpora.
 #[test]
 fn every_fixture_extracts_as_with_the_whole_query() {
     let registry = registry_from_disk();

@@ -16,7 +16,7 @@ const ALLOWED: &[(&str, &[&str], &[&str])] = &[
     ),
     (
         "extract",
-        &["tree-sitter", "rustc-hash"],
+        &["tree-sitter", "rustc-hash", "regex"],
         &["model", "lang"],
     ),
     ("resolve", &["rustc-hash"], &["model"]),
