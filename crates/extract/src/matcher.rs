@@ -39,6 +39,9 @@ pub(crate) struct Program {
     /// Rooted at `(_)` (any named node) or `_` (any node).
     any_named: Vec<(u32, u16)>,
     any: Vec<(u32, u16)>,
+    /// By kind id: an anonymous kind some pattern names (`"namespace"`); with a `_` anywhere,
+    /// every anonymous kind. Other anonymous leaves (punctuation) stay out of the flat tree.
+    anonymous: Vec<bool>,
     /// Capture names by index.
     pub capture_names: Vec<String>,
 }
@@ -102,10 +105,6 @@ enum Value {
 /// One match's captures: (capture index, node), in pattern order.
 pub(crate) type Captures<'t> = Vec<(u32, Node<'t>)>;
 
-/// More ways than this to match one pattern at one node are not followed (a guard against
-/// quadratic blow-ups on huge sibling lists; our patterns never come near it).
-const MAX_WAYS: usize = 4096;
-
 impl Program {
     /// Compiles `source` for `grammar`.
     pub fn compile(grammar: &Grammar, source: &str) -> Result<Program, Unsupported> {
@@ -115,6 +114,8 @@ impl Program {
             at: 0,
             grammar,
             capture_names: Vec::new(),
+            anonymous: Vec::new(),
+            any_node: false,
         };
         let mut patterns = Vec::new();
         while parser.at < parser.tokens.len() {
@@ -139,11 +140,18 @@ impl Program {
                 }
             }
         }
+        let mut anonymous = vec![parser.any_node; by_kind.len()];
+        for id in parser.anonymous {
+            if let Some(a) = anonymous.get_mut(id as usize) {
+                *a = true;
+            }
+        }
         Ok(Program {
             patterns,
             by_kind,
             any_named,
             any,
+            anonymous,
             capture_names: parser.capture_names,
         })
     }
@@ -159,7 +167,7 @@ impl Program {
 
     /// Runs the query over the tree: `on_match(pattern, captures)` for every match, in the order
     /// tree-sitter's cursor gives them (by the node each match ends at, in pre-order; then by the
-    /// depth of the node it starts at, then by pattern). `on_node` sees every node.
+    /// depth of the node it starts at, then by pattern). `on_node` sees every node, first.
     pub fn run<'t>(
         &self,
         tree: &'t Tree,
@@ -167,13 +175,17 @@ impl Program {
         mut on_node: impl FnMut(Node<'t>),
         mut on_match: impl FnMut(usize, &Captures<'t>),
     ) {
-        let flat = Flat::of(tree, text.len());
+        let flat = Flat::of(tree, text.len(), &self.anonymous, &mut on_node);
         let mut candidates: Vec<(u32, u16)> = Vec::new();
         let mut ways: Vec<Way<'t>> = Vec::new();
         // (end node, start depth, pattern, way) of every match.
         let mut found: Vec<(u32, u32, u32, Way<'t>)> = Vec::new();
+        let mut search = Search {
+            flat: &flat,
+            caps: Vec::new(),
+            steps: 0,
+        };
         for (i, n) in flat.nodes.iter().enumerate() {
-            on_node(n.node);
             let by_kind = self
                 .by_kind
                 .get(n.kind as usize)
@@ -194,16 +206,18 @@ impl Program {
             };
             for &(p, a) in list {
                 let pattern = &self.patterns[p as usize];
-                ways.clear();
-                let start = Way {
-                    caps: Vec::new(),
-                    end: i as u32,
-                };
                 let root = &pattern.roots[a as usize];
                 if !may_match(&flat, root, i as u32, true) {
                     continue;
                 }
-                match_node(&flat, root, i as u32, true, start, &mut ways);
+                ways.clear();
+                search.steps = 0;
+                match_node(&mut search, root, i as u32, true, &mut |search, end| {
+                    ways.push(Way {
+                        caps: search.caps.clone(),
+                        end,
+                    })
+                });
                 // As tree-sitter: the longest match first, then the predicates (a longer way
                 // that fails them does not give way to a shorter one).
                 longest(&mut ways);
@@ -244,7 +258,14 @@ struct Flat<'t> {
 }
 
 impl<'t> Flat<'t> {
-    fn of(tree: &'t Tree, bytes: usize) -> Flat<'t> {
+    /// The nodes but the anonymous leaves whose kind `anonymous` does not mark; `on_node` sees
+    /// all of them.
+    fn of(
+        tree: &'t Tree,
+        bytes: usize,
+        anonymous: &[bool],
+        on_node: &mut impl FnMut(Node<'t>),
+    ) -> Flat<'t> {
         // About one visible node per 4-5 bytes of source in our corpora.
         let mut nodes: Vec<FlatNode<'t>> = Vec::with_capacity(bytes / 4 + 16);
         let mut walk = tree.walk();
@@ -253,13 +274,33 @@ impl<'t> Flat<'t> {
         let mut depth = 0usize;
         'outer: loop {
             let node = walk.node();
-            let index = nodes.len() as u32;
+            on_node(node);
             let kind = node.kind_id();
+            let named = node.is_named();
+            if !named
+                && !anonymous.get(kind as usize).copied().unwrap_or(false)
+                && node.child_count() == 0
+            {
+                // Punctuation no pattern names: no pattern can match it, and anchors skip it.
+                if walk.goto_next_sibling() {
+                    continue 'outer;
+                }
+                loop {
+                    if !walk.goto_parent() {
+                        break 'outer;
+                    }
+                    depth -= 1;
+                    if walk.goto_next_sibling() {
+                        continue 'outer;
+                    }
+                }
+            }
+            let index = nodes.len() as u32;
             nodes.push(FlatNode {
                 node,
                 kind,
                 field: walk.field_id().map_or(0, |f| f.get()),
-                named: node.is_named(),
+                named,
                 error: kind == u16::MAX,
                 depth: depth as u32,
                 first_child: NONE,
@@ -344,16 +385,35 @@ fn may_match(flat: &Flat<'_>, pat: &NodePat, i: u32, root: bool) -> bool {
     })
 }
 
-/// Appends to `out` every way `pat` matches node `i` (at the root of the pattern when `root`,
-/// where its field does not count), each as `prefix` followed by the captures of the way.
+/// Work allowed for matching one pattern at one node, in nodes tried (a guard against
+/// combinatorial blow-ups on huge sibling lists; our patterns never come near it).
+const MAX_STEPS: usize = 1 << 20;
+
+/// Matching one pattern at one node: the flat tree, the captures of the way being followed (a
+/// stack: pushed on the way down, truncated on the way back) and the work done.
+struct Search<'f, 't> {
+    flat: &'f Flat<'t>,
+    caps: Captures<'t>,
+    steps: usize,
+}
+
+/// Follows every way `pat` matches node `i` (at the root of the pattern when `root`, where its
+/// field does not count), calling `then(search, end)` with each way's captures on
+/// `search.caps` and the pre-order index of the last node it matched. Ways come in
+/// tree-sitter's order: by the choices at the first child pattern (children in order, a skipped
+/// optional last), then at the next.
 fn match_node<'t>(
-    flat: &Flat<'t>,
+    search: &mut Search<'_, 't>,
     pat: &NodePat,
     i: u32,
     root: bool,
-    prefix: Way<'t>,
-    out: &mut Vec<Way<'t>>,
+    then: &mut dyn FnMut(&mut Search<'_, 't>, u32),
 ) {
+    search.steps += 1;
+    if search.steps > MAX_STEPS {
+        return;
+    }
+    let flat = search.flat;
     let n = &flat.nodes[i as usize];
     if !kind_matches(pat.kind, n) {
         return;
@@ -368,64 +428,65 @@ fn match_node<'t>(
     {
         return;
     }
-    let mut own = prefix;
-    own.caps.extend(pat.captures.iter().map(|&c| (c, n.node)));
-    own.end = i;
-    if pat.items.is_empty() && !pat.anchor_end {
-        out.push(own);
-        return;
-    }
-    // Ways through the child patterns: (the next child to look at, way so far).
-    let first = n.first_child;
-    let mut states: Vec<(u32, Way<'t>)> = vec![(first, own)];
-    let mut sub: Vec<Way<'t>> = Vec::new();
-    for item in &pat.items {
-        let mut next: Vec<(u32, Way<'t>)> = Vec::new();
-        for (pos, way) in states {
-            let mut j = pos;
-            while j != NONE {
-                let child = &flat.nodes[j as usize];
-                for alt in &item.alts {
-                    if !kind_matches(alt.kind, child) || alt.field.is_some_and(|f| f != child.field)
-                    {
-                        continue;
-                    }
-                    let prefix = Way {
-                        caps: way.caps.clone(),
-                        end: way.end,
-                    };
-                    match_node(flat, alt, j, false, prefix, &mut sub);
-                    next.extend(sub.drain(..).map(|w| (child.next_sibling, w)));
-                }
-                // An anchored pattern cannot skip a named node.
-                if (item.anchored && child.named) || next.len() > MAX_WAYS {
-                    break;
-                }
-                j = child.next_sibling;
-            }
-            if item.optional {
-                next.push((pos, way));
-            }
-        }
-        if next.is_empty() {
-            return;
-        }
-        states = next;
-    }
-    for (pos, way) in states {
+    let mark = search.caps.len();
+    search
+        .caps
+        .extend(pat.captures.iter().map(|&c| (c, n.node)));
+    match_items(search, pat, 0, n.first_child, i, then);
+    search.caps.truncate(mark);
+}
+
+/// Follows the ways `pat`'s child patterns from `item` on match children from `pos` on, the way
+/// so far having ended at node `end`.
+fn match_items<'t>(
+    search: &mut Search<'_, 't>,
+    pat: &NodePat,
+    item: usize,
+    pos: u32,
+    end: u32,
+    then: &mut dyn FnMut(&mut Search<'_, 't>, u32),
+) {
+    let flat = search.flat;
+    let Some(current) = pat.items.get(item) else {
         if pat.anchor_end {
             let mut j = pos;
-            let mut later_named = false;
             while j != NONE {
                 let c = &flat.nodes[j as usize];
-                later_named |= c.named;
+                if c.named {
+                    return;
+                }
                 j = c.next_sibling;
             }
-            if later_named {
+        }
+        then(search, end);
+        return;
+    };
+    let mut j = pos;
+    while j != NONE {
+        let child = &flat.nodes[j as usize];
+        for alt in &current.alts {
+            if !kind_matches(alt.kind, child) || alt.field.is_some_and(|f| f != child.field) {
                 continue;
             }
+            let next = child.next_sibling;
+            match_node(
+                search,
+                alt,
+                j,
+                false,
+                &mut |search: &mut Search<'_, 't>, end| {
+                    match_items(search, pat, item + 1, next, end, then)
+                },
+            );
         }
-        out.push(way);
+        // An anchored pattern cannot skip a named node.
+        if (current.anchored && child.named) || search.steps > MAX_STEPS {
+            break;
+        }
+        j = child.next_sibling;
+    }
+    if current.optional {
+        match_items(search, pat, item + 1, pos, end, then);
     }
 }
 
@@ -618,6 +679,9 @@ struct QueryParser<'g> {
     at: usize,
     grammar: &'g Grammar,
     capture_names: Vec<String>,
+    /// Anonymous kinds named, and whether `_` (any node) occurs.
+    anonymous: Vec<u16>,
+    any_node: bool,
 }
 
 fn unsupported<T>(what: impl Into<String>) -> Result<T, Unsupported> {
@@ -752,9 +816,13 @@ impl QueryParser<'_> {
                 if id == 0 {
                     return unsupported(format!("unknown anonymous node {s:?}"));
                 }
+                self.anonymous.push(id);
                 vec![leaf(Kind::Symbol(id))]
             }
-            Some(Token::Word(w)) if w == "_" => vec![leaf(Kind::Any)],
+            Some(Token::Word(w)) if w == "_" => {
+                self.any_node = true;
+                vec![leaf(Kind::Any)]
+            }
             other => return unsupported(format!("unexpected {other:?}")),
         };
         let mut optional = false;
