@@ -2,7 +2,8 @@
 //! `cargo run --release -p sextant-extract --example matchers -- DIR [LANG...]`. For every file
 //! of the languages (all by default) under DIR, extracts with both and compares the facts;
 //! prints per language the files, the files whose facts differ (the first few named), and the
-//! time each extraction took (parse included, one thread).
+//! time each extraction took (parse included, one thread). Exits with 1 when a file differs or
+//! a language's query cannot run on the own executor (`.ci/run` runs it on real packages).
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 use std::time::{Duration, Instant};
@@ -30,9 +31,11 @@ fn main() {
     };
     let only: Vec<&str> = args[2..].iter().map(String::as_str).collect();
     let registry = sextant_lang::Registry::builtin().expect("languages load");
+    let mut failed = false;
     for language in registry.languages() {
         if let Some(e) = sextant_extract::own_executor_error(language) {
             println!("{}: not on the own executor: {e}", language.id());
+            failed = true;
         }
     }
     let mut paths = Vec::new();
@@ -60,11 +63,19 @@ fn main() {
         let t = Instant::now();
         let reference = sextant_extract::extract_reference(language, &rel, &text);
         let t_ref = t.elapsed();
+        if t_own.as_secs_f64() > 0.2 {
+            println!(
+                "slow: {rel} own {:.3}s tree-sitter {:.3}s",
+                t_own.as_secs_f64(),
+                t_ref.as_secs_f64()
+            );
+        }
         let s = stats.entry(language.id().to_string()).or_default();
         s.0 += 1;
         s.2 += t_own;
         s.3 += t_ref;
         if own != reference {
+            failed = true;
             s.1 += 1;
             if s.1 <= 3 {
                 println!("differs: {rel}");
@@ -87,5 +98,8 @@ fn main() {
             own.as_secs_f64(),
             ts.as_secs_f64()
         );
+    }
+    if failed {
+        std::process::exit(1);
     }
 }
