@@ -707,9 +707,13 @@ pub fn index(
             let lang_rules = rule_for(&item.language);
             let t_rows = Instant::now();
             if item.facts.as_ref().is_some_and(|f| {
-                f.diagnostics
-                    .iter()
-                    .any(|d| d.kind != sextant_model::DiagnosticKind::Unsupported)
+                f.diagnostics.iter().any(|d| {
+                    !matches!(
+                        d.kind,
+                        sextant_model::DiagnosticKind::Unsupported
+                            | sextant_model::DiagnosticKind::QueryLimit
+                    )
+                })
             }) {
                 summary.files_with_syntax_errors += 1;
             }

@@ -41,11 +41,13 @@ fn main() {
         let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap_or_default()).into_owned();
         let facts = sextant_extract::extract(language, &rel, &text);
         files += 1;
-        if let Some(d) = facts
-            .diagnostics
-            .iter()
-            .find(|d| d.kind != sextant_model::DiagnosticKind::Unsupported)
-        {
+        if let Some(d) = facts.diagnostics.iter().find(|d| {
+            !matches!(
+                d.kind,
+                sextant_model::DiagnosticKind::Unsupported
+                    | sextant_model::DiagnosticKind::QueryLimit
+            )
+        }) {
             bad += 1;
             let line = text
                 .lines()

@@ -61,6 +61,14 @@ pub(crate) fn assemble(
             line,
         });
     }
+    if let Some(node) = raw.cut_short {
+        facts.diagnostics.push(sextant_model::Diagnostic {
+            kind: sextant_model::DiagnosticKind::QueryLimit,
+            message: "a query pattern had too many ways to match this node; references here may be missing"
+                .into(),
+            line: node.start_position().row as u32 + 1,
+        });
+    }
     if let Some(package) = raw.package {
         let p = collapse(node_text(package, text), 200);
         if !p.is_empty() {

@@ -82,7 +82,8 @@ impl Own {
     /// The number of matches over a tree (for measurements).
     pub fn count(&self, tree: &tree_sitter::Tree, text: &str) -> usize {
         let mut n = 0;
-        self.program
+        let _ = self
+            .program
             .run(tree, text.as_bytes(), |_| {}, |_, _| n += 1);
         n
     }

@@ -74,6 +74,9 @@ pub(crate) struct Raw<'t> {
     pub package: Option<Node<'t>>,
     /// (start, end) bytes of the nodes that count for complexity, when the query captured them.
     pub branches: Option<Vec<(u32, u32)>>,
+    /// Where the query executor stopped following a pattern's ways (too many): facts there may
+    /// be missing.
+    pub cut_short: Option<Node<'t>>,
 }
 
 /// Collects raw items. The same node captured by several patterns keeps the first pattern.
@@ -137,7 +140,7 @@ fn collect_own<'t>(own: &Own, complexity: &[bool], tree: &'t Tree, text: &str) -
     let mut raw = Raw::default();
     let mut branches: Vec<(u32, u32)> = Vec::new();
     let program = &own.program;
-    own.program.run(
+    let cut_short = own.program.run(
         tree,
         text.as_bytes(),
         |node| {
@@ -157,6 +160,7 @@ fn collect_own<'t>(own: &Own, complexity: &[bool], tree: &'t Tree, text: &str) -
         },
     );
     raw.branches = counted.then_some(branches);
+    raw.cut_short = cut_short;
     dedup(&mut raw);
     raw
 }

@@ -18,7 +18,10 @@
 //! - a pattern that matches one node in several ways gives one match per way, except that a match
 //!   whose captures are a subset of another's is dropped (tree-sitter's longest match, which is
 //!   what makes `(type)? @type` capture the type when there is one);
-//! - a predicate on a capture that captured nothing holds.
+//! - a predicate on a capture that captured nothing holds;
+//! - one pattern at one node gives at most 65,536 matches and follows at most 2^20 nodes (as
+//!   tree-sitter's cursor caps its in-progress matches); past that the file gets a
+//!   `query_limit` diagnostic.
 //!
 //! A query using anything else (quantifiers `*`/`+`, sibling sequences, supertypes, other
 //! predicates) does not compile here: extraction then uses tree-sitter's cursor.
@@ -169,13 +172,15 @@ impl Program {
     /// Runs the query over the tree: `on_match(pattern, captures)` for every match, in the order
     /// tree-sitter's cursor gives them (by the node each match ends at, in pre-order; then by the
     /// depth of the node it starts at, then by pattern). `on_node` sees every node, first.
+    /// Returns the first node where matching a pattern was cut short (`MAX_STEPS`): matches
+    /// there may be missing.
     pub fn run<'t>(
         &self,
         tree: &'t Tree,
         text: &[u8],
         mut on_node: impl FnMut(Node<'t>),
         mut on_match: impl FnMut(usize, &Captures<'t>),
-    ) {
+    ) -> Option<Node<'t>> {
         let flat = Flat::of(tree, text.len(), &self.anonymous, &mut on_node);
         let mut candidates: Vec<(u32, u16)> = Vec::new();
         let mut ways: Vec<Way<'t>> = Vec::new();
@@ -186,6 +191,7 @@ impl Program {
             caps: Vec::new(),
             steps: 0,
         };
+        let mut cut_short: Option<Node<'t>> = None;
         for (i, n) in flat.nodes.iter().enumerate() {
             let by_kind = self
                 .by_kind
@@ -217,8 +223,14 @@ impl Program {
                     ways.push(Way {
                         caps: search.caps.clone(),
                         end,
-                    })
+                    });
+                    if ways.len() >= MAX_WAYS {
+                        search.steps = MAX_STEPS + 1;
+                    }
                 });
+                if search.steps > MAX_STEPS {
+                    cut_short = cut_short.or(Some(n.node));
+                }
                 // As tree-sitter: the longest match first, then the predicates (a longer way
                 // that fails them does not give way to a shorter one).
                 longest(&mut ways);
@@ -233,6 +245,7 @@ impl Program {
         for (_, _, p, way) in &found {
             on_match(*p as usize, &way.caps);
         }
+        cut_short
     }
 }
 
@@ -387,8 +400,13 @@ fn may_match(flat: &Flat<'_>, pat: &NodePat, i: u32, root: bool) -> bool {
 }
 
 /// Work allowed for matching one pattern at one node, in nodes tried (a guard against
-/// combinatorial blow-ups on huge sibling lists; our patterns never come near it).
+/// combinatorial blow-ups on huge sibling lists; our patterns never come near it). Past it the
+/// ways not yet followed are dropped and the file gets a `query_limit` diagnostic.
 const MAX_STEPS: usize = 1 << 20;
+
+/// At most this many matches of one pattern at one node (tree-sitter's cursor keeps as many
+/// in-progress matches in all); past it, as past `MAX_STEPS`.
+const MAX_WAYS: usize = 1 << 16;
 
 /// Matching one pattern at one node: the flat tree, the captures of the way being followed (a
 /// stack: pushed on the way down, truncated on the way back) and the work done.

@@ -48,3 +48,35 @@ fn garbage_and_broken_code_give_partial_facts() {
             .any(|d| d.kind == DiagnosticKind::SyntaxError)
     );
 }
+
+/// A query pattern with a huge number of ways to match one node (two loose child patterns over
+/// a list of 2,000 names: four million pairs) is cut short, and the file says so with a
+/// `query_limit` diagnostic instead of taking minutes.
+#[test]
+fn a_pattern_with_too_many_ways_is_cut_short_and_reported() {
+    let manifest = "id = \"pairs\"\nname = \"Pairs\"\ngrammar = \"python\"\nextensions = [\"pairs\"]\nseparator = \".\"\nmodule = \"python\"\n";
+    let query = "(list (identifier) @name (identifier) @receiver) @reference.read\n";
+    let mut registry = Registry::default();
+    registry
+        .add_folders(&[(
+            "pairs",
+            &[("language.toml", manifest), ("tags.scm", query)][..],
+        )])
+        .unwrap();
+    let language = registry.get("pairs").unwrap();
+    let names: Vec<String> = (0..2000).map(|i| format!("n{i}")).collect();
+    let text = format!("x = 1\ny = [{}]\n", names.join(", "));
+    let facts = sextant_extract::extract(language, "big.pairs", &text);
+    let cut: Vec<_> = facts
+        .diagnostics
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::QueryLimit)
+        .collect();
+    assert_eq!(cut.len(), 1, "{:?}", facts.diagnostics);
+    assert_eq!(cut[0].line, 2);
+    // The ways followed before the cut are kept.
+    assert!(!facts.references.is_empty());
+    // A small list is matched in full, with no diagnostic.
+    let small = sextant_extract::extract(language, "small.pairs", "y = [a, b, c]\n");
+    assert!(small.diagnostics.is_empty(), "{:?}", small.diagnostics);
+}

@@ -178,6 +178,9 @@ pub enum DiagnosticKind {
     TooDeep,
     /// No grammar or query for this language.
     Unsupported,
+    /// Matching a query pattern at one node was cut short (a node with a huge number of ways to
+    /// match); facts there may be missing.
+    QueryLimit,
 }
 
 impl DiagnosticKind {
@@ -187,6 +190,7 @@ impl DiagnosticKind {
             DiagnosticKind::Timeout => "timeout",
             DiagnosticKind::TooDeep => "too_deep",
             DiagnosticKind::Unsupported => "unsupported",
+            DiagnosticKind::QueryLimit => "query_limit",
         }
     }
 }
