@@ -143,11 +143,8 @@ fn collect_own<'t>(own: &Own, complexity: &[bool], tree: &'t Tree, text: &str) -
     let cut_short = own.program.run(
         tree,
         text.as_bytes(),
-        |node| {
-            if counted && complexity.get(node.kind_id() as usize) == Some(&true) {
-                branches.push((node.start_byte() as u32, node.end_byte() as u32));
-            }
-        },
+        if counted { complexity } else { &[] },
+        |node| branches.push((node.start_byte() as u32, node.end_byte() as u32)),
         |pattern, captures| {
             let import_name = || program.property(pattern, "import.name").map(str::to_string);
             add_item(

@@ -8,6 +8,7 @@
 mod assemble;
 mod cache;
 mod collect;
+mod flatten;
 mod imports;
 mod matcher;
 mod parse;
@@ -67,6 +68,18 @@ pub fn own_query_matches(
 ) -> Option<usize> {
     let queries = cache::shared_queries(language).ok()?;
     Some(queries.own.as_ref()?.count(tree, text))
+}
+
+/// The visible nodes of a tree as the query executor lists them (`flatten.c`), and as
+/// tree-sitter's cursor visits them, leaving out the anonymous leaves whose kind `keep` does not
+/// mark: (kind, field, named, error, depth, first child, next sibling, start byte, end byte).
+/// For tests comparing the two.
+#[doc(hidden)]
+pub fn flat_nodes(tree: &tree_sitter::Tree, keep: &[bool]) -> (Vec<[u32; 9]>, Vec<[u32; 9]>) {
+    (
+        flatten::Flat::of(tree, 0, keep).listed(),
+        flatten::by_cursor(tree, keep),
+    )
 }
 
 /// Whether `language`'s queries are compiled: [`extract`] would not wait for them. While they

@@ -26,6 +26,7 @@
 //! A query using anything else (quantifiers `*`/`+`, sibling sequences, supertypes, other
 //! predicates) does not compile here: extraction then uses tree-sitter's cursor.
 
+use crate::flatten::{Flat, FlatNode, NONE};
 use regex::bytes::Regex;
 use rustc_hash::FxHashMap;
 use tree_sitter::{Language as Grammar, Node, Tree};
@@ -160,6 +161,18 @@ impl Program {
         })
     }
 
+    /// The kinds the flat tree keeps even as anonymous leaves: those a pattern names, and those
+    /// `watched`.
+    fn keep(&self, watched: &[bool]) -> Vec<bool> {
+        let len = self.anonymous.len().max(watched.len());
+        (0..len)
+            .map(|k| {
+                self.anonymous.get(k).copied().unwrap_or(false)
+                    || watched.get(k).copied().unwrap_or(false)
+            })
+            .collect()
+    }
+
     /// The `#set!` value of `key` in a pattern.
     pub fn property(&self, pattern: usize, key: &str) -> Option<&str> {
         self.patterns[pattern]
@@ -171,17 +184,24 @@ impl Program {
 
     /// Runs the query over the tree: `on_match(pattern, captures)` for every match, in the order
     /// tree-sitter's cursor gives them (by the node each match ends at, in pre-order; then by the
-    /// depth of the node it starts at, then by pattern). `on_node` sees every node, first.
+    /// depth of the node it starts at, then by pattern). `on_node` sees every node whose kind
+    /// `watched` marks, first, in pre-order.
     /// Returns the first node where matching a pattern was cut short (`MAX_STEPS`): matches
     /// there may be missing.
     pub fn run<'t>(
         &self,
         tree: &'t Tree,
         text: &[u8],
+        watched: &[bool],
         mut on_node: impl FnMut(Node<'t>),
         mut on_match: impl FnMut(usize, &Captures<'t>),
     ) -> Option<Node<'t>> {
-        let flat = Flat::of(tree, text.len(), &self.anonymous, &mut on_node);
+        let flat = Flat::of(tree, text.len(), &self.keep(watched));
+        for n in &flat.nodes {
+            if watched.get(n.kind as usize) == Some(&true) {
+                on_node(n.node());
+            }
+        }
         let mut candidates: Vec<(u32, u16)> = Vec::new();
         let mut ways: Vec<Way<'t>> = Vec::new();
         // (end node, start depth, pattern, way) of every match.
@@ -229,7 +249,7 @@ impl Program {
                     }
                 });
                 if search.steps > MAX_STEPS {
-                    cut_short = cut_short.or(Some(n.node));
+                    cut_short = cut_short.or(Some(n.node()));
                 }
                 // As tree-sitter: the longest match first, then the predicates (a longer way
                 // that fails them does not give way to a shorter one).
@@ -246,121 +266,6 @@ impl Program {
             on_match(*p as usize, &way.caps);
         }
         cut_short
-    }
-}
-
-const NONE: u32 = u32::MAX;
-
-/// A visible node of the tree, with what matching asks of it.
-struct FlatNode<'t> {
-    node: Node<'t>,
-    kind: u16,
-    /// Its field in its parent (0: none).
-    field: u16,
-    named: bool,
-    error: bool,
-    depth: u32,
-    /// Pre-order indices of its first child and next sibling (`NONE`).
-    first_child: u32,
-    next_sibling: u32,
-}
-
-/// The tree's visible nodes in pre-order, read in one walk: matching then never calls into
-/// tree-sitter (its cursor climbs through hidden nodes at every step).
-struct Flat<'t> {
-    nodes: Vec<FlatNode<'t>>,
-}
-
-impl<'t> Flat<'t> {
-    /// The nodes but the anonymous leaves whose kind `anonymous` does not mark; `on_node` sees
-    /// all of them.
-    fn of(
-        tree: &'t Tree,
-        bytes: usize,
-        anonymous: &[bool],
-        on_node: &mut impl FnMut(Node<'t>),
-    ) -> Flat<'t> {
-        // About one visible node per 4-5 bytes of source in our corpora.
-        let mut nodes: Vec<FlatNode<'t>> = Vec::with_capacity(bytes / 4 + 16);
-        let mut walk = tree.walk();
-        // The last node seen at each depth (whose next sibling comes next at that depth).
-        let mut last: Vec<u32> = Vec::new();
-        let mut depth = 0usize;
-        'outer: loop {
-            let node = walk.node();
-            on_node(node);
-            let kind = node.kind_id();
-            let named = node.is_named();
-            if !named
-                && !anonymous.get(kind as usize).copied().unwrap_or(false)
-                && node.child_count() == 0
-            {
-                // Punctuation no pattern names: no pattern can match it, and anchors skip it.
-                if walk.goto_next_sibling() {
-                    continue 'outer;
-                }
-                loop {
-                    if !walk.goto_parent() {
-                        break 'outer;
-                    }
-                    depth -= 1;
-                    if walk.goto_next_sibling() {
-                        continue 'outer;
-                    }
-                }
-            }
-            let index = nodes.len() as u32;
-            nodes.push(FlatNode {
-                node,
-                kind,
-                field: walk.field_id().map_or(0, |f| f.get()),
-                named,
-                error: kind == u16::MAX,
-                depth: depth as u32,
-                first_child: NONE,
-                next_sibling: NONE,
-            });
-            if last.len() <= depth {
-                last.push(NONE);
-            }
-            let previous = last[depth];
-            if previous != NONE {
-                nodes[previous as usize].next_sibling = index;
-            } else if depth > 0 {
-                let parent = last[depth - 1];
-                nodes[parent as usize].first_child = index;
-            }
-            last[depth] = index;
-            if walk.goto_first_child() {
-                depth += 1;
-                if last.len() > depth {
-                    last[depth] = NONE;
-                }
-                continue;
-            }
-            loop {
-                if walk.goto_next_sibling() {
-                    continue 'outer;
-                }
-                if !walk.goto_parent() {
-                    break 'outer;
-                }
-                depth -= 1;
-            }
-        }
-        Flat { nodes }
-    }
-
-    fn children(&self, i: u32) -> impl Iterator<Item = u32> + '_ {
-        let mut next = self.nodes[i as usize].first_child;
-        std::iter::from_fn(move || {
-            let here = next;
-            if here == NONE {
-                return None;
-            }
-            next = self.nodes[here as usize].next_sibling;
-            Some(here)
-        })
     }
 }
 
@@ -450,7 +355,7 @@ fn match_node<'t>(
     let mark = search.caps.len();
     search
         .caps
-        .extend(pat.captures.iter().map(|&c| (c, n.node)));
+        .extend(pat.captures.iter().map(|&c| (c, n.node())));
     match_items(search, pat, 0, n.first_child, i, then);
     search.caps.truncate(mark);
 }
@@ -1082,6 +987,7 @@ mod tests {
         program.run(
             &tree,
             source.as_bytes(),
+            &[],
             |_| {},
             |p, caps| {
                 let caps = caps

@@ -250,6 +250,47 @@ fn every_fixture_extracts_as_with_the_whole_query() {
     assert!(checked > 100, "{checked}");
 }
 
+/// The query executor's walk over a tree (`flatten.c`, which reads tree-sitter's subtrees)
+/// lists exactly what tree-sitter's cursor visits (kinds, fields, depths, links, ranges), on every
+/// fixture and truncated copies of each (error recovery, missing nodes), punctuation left out and
+/// kept.
+#[test]
+fn the_executor_walk_lists_what_the_cursor_visits() {
+    let registry = registry_from_disk();
+    let (mut files, mut nodes) = (0, 0);
+    for language in registry.languages() {
+        let Ok(entries) = std::fs::read_dir(languages_dir().join(language.id()).join("fixtures"))
+        else {
+            continue;
+        };
+        let mut parser = tree_sitter::Parser::new();
+        parser.set_language(&language.grammar).unwrap();
+        let all = vec![true; language.grammar.node_kind_count() + 1];
+        for entry in entries {
+            let path = entry.unwrap().path();
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            for cut in (1..=8).map(|k| text.len() * k / 8) {
+                let Some(text) = text.get(..cut) else {
+                    continue;
+                };
+                let tree = parser.parse(text, None).unwrap();
+                for keep in [&[][..], &all[..]] {
+                    let (walked, visited) = sextant_extract::flat_nodes(&tree, keep);
+                    assert_eq!(walked, visited, "{} cut at {cut}", path.display());
+                    nodes += walked.len();
+                }
+                files += 1;
+            }
+        }
+    }
+    assert!(
+        files > 100 && nodes > 20_000,
+        "{files} files, {nodes} nodes"
+    );
+}
+
 /// A file parsed ahead of its language's queries ([`sextant_extract::parse_ahead`], what a cold
 /// index does while queries compile) extracts exactly as [`sextant_extract::extract`]: every
 /// fixture, truncated copies of each, and a file nested too deep to parse.
