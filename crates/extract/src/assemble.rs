@@ -52,6 +52,7 @@ pub(crate) fn assemble(
     facts: &mut FileFacts,
 ) {
     let manifest = &language.manifest;
+    let parents = Parents(raw.flat.as_ref());
     let root = tree.root_node();
     if root.has_error() {
         let line = first_error_line(root);
@@ -181,7 +182,7 @@ pub(crate) fn assemble(
                 path.push(name.clone());
                 let kind = adjust_kind(language, def.kind, &name, in_type || owner.is_some());
                 let local = facts.definitions.len() as LocalId;
-                let outer = outermost_wrapper(language, def.node);
+                let outer = outermost_wrapper(language, def.node, parents);
                 // Members of interfaces, traits and enums are as visible as their owner.
                 let inherited = parent_def
                     .map(|p| &facts.definitions[p as usize])
@@ -205,11 +206,12 @@ pub(crate) fn assemble(
                         owner_kind: parent_def.map(|p| facts.definitions[p as usize].kind),
                     },
                     text,
+                    parents,
                 );
                 if hash_private {
                     visibility = Visibility::Private;
                 }
-                let doc = documentation(language, def, outer, text);
+                let doc = documentation(language, def, outer, text, parents);
                 // A callable without a body is a declaration (C prototype, trait or interface
                 // method, abstract method, overload signature).
                 let mut modifiers = modifiers;
@@ -497,12 +499,30 @@ fn adjust_kind(language: &Language, kind: NodeKind, name: &str, in_type: bool) -
     kind
 }
 
+/// Parents of nodes: from our executor's flat tree when it ran, else from tree-sitter (whose
+/// `Node::parent` walks down from the root).
+#[derive(Clone, Copy)]
+struct Parents<'a, 't>(Option<&'a crate::flatten::Flat<'t>>);
+
+impl<'t> Parents<'_, 't> {
+    fn of(self, node: Node<'t>) -> Option<Node<'t>> {
+        match self.0 {
+            Some(flat) => flat.parent(node),
+            None => node.parent(),
+        }
+    }
+}
+
 /// The node itself or the outermost wrapper (`export_statement`, `decorated_definition`) around it.
-fn outermost_wrapper<'t>(language: &Language, node: Node<'t>) -> Node<'t> {
+fn outermost_wrapper<'t>(
+    language: &Language,
+    node: Node<'t>,
+    parents: Parents<'_, 't>,
+) -> Node<'t> {
     let doc = &language.manifest.doc;
     let vis = &language.manifest.visibility;
     let mut outer = node;
-    while let Some(parent) = outer.parent() {
+    while let Some(parent) = parents.of(outer) {
         let kind = parent.kind();
         if doc.wrapper_kinds.iter().any(|k| k == kind)
             || vis.export_wrappers.iter().any(|k| k == kind)
@@ -539,10 +559,11 @@ struct Site<'a, 't> {
     owner_kind: Option<NodeKind>,
 }
 
-fn visibility_and_modifiers(
+fn visibility_and_modifiers<'t>(
     language: &Language,
-    site: Site<'_, '_>,
+    site: Site<'_, 't>,
     text: &str,
+    parents: Parents<'_, 't>,
 ) -> (Visibility, Vec<String>) {
     let Site {
         node,
@@ -563,7 +584,7 @@ fn visibility_and_modifiers(
     let mut holders = vec![node];
     let mut up = node;
     while up.id() != outer.id() {
-        match up.parent() {
+        match parents.of(up) {
             Some(p) => {
                 if vis.export_wrappers.iter().any(|k| k == p.kind()) {
                     exported = true;
@@ -682,11 +703,12 @@ fn visibility_and_modifiers(
     (v, modifiers)
 }
 
-fn documentation(
+fn documentation<'t>(
     language: &Language,
-    def: &crate::collect::RawDef<'_>,
-    outer: Node<'_>,
+    def: &crate::collect::RawDef<'t>,
+    outer: Node<'t>,
     text: &str,
+    parents: Parents<'_, 't>,
 ) -> Option<String> {
     let rules = &language.manifest.doc;
     if let Some(doc) = def.doc {
@@ -712,7 +734,7 @@ fn documentation(
     // The first child of a body: its comments are written before the body.
     let mut first = outer;
     while sibling.is_none()
-        && let Some(parent) = first.parent()
+        && let Some(parent) = parents.of(first)
         && rules.first_child_of.iter().any(|k| k == parent.kind())
     {
         first = parent;

@@ -77,6 +77,8 @@ pub(crate) struct Raw<'t> {
     /// Where the query executor stopped following a pattern's ways (too many): facts there may
     /// be missing.
     pub cut_short: Option<Node<'t>>,
+    /// The flat tree our executor matched on (`None` on tree-sitter's cursor): parents of nodes.
+    pub flat: Option<crate::flatten::Flat<'t>>,
 }
 
 /// Collects raw items. The same node captured by several patterns keeps the first pattern.
@@ -140,7 +142,7 @@ fn collect_own<'t>(own: &Own, complexity: &[bool], tree: &'t Tree, text: &str) -
     let mut raw = Raw::default();
     let mut branches: Vec<(u32, u32)> = Vec::new();
     let program = &own.program;
-    let cut_short = own.program.run(
+    let (cut_short, flat) = own.program.run(
         tree,
         text.as_bytes(),
         if counted { complexity } else { &[] },
@@ -158,6 +160,7 @@ fn collect_own<'t>(own: &Own, complexity: &[bool], tree: &'t Tree, text: &str) -
     );
     raw.branches = counted.then_some(branches);
     raw.cut_short = cut_short;
+    raw.flat = Some(flat);
     dedup(&mut raw);
     raw
 }

@@ -17,7 +17,7 @@
 #include "./subtree.h"
 #include "./tree.h"
 
-// Mirrors `FlatNode` in matcher.rs (`#[repr(C)]`).
+// Mirrors `FlatNode` in flatten.rs (`#[repr(C)]`).
 typedef struct {
   TSNode node;
   uint16_t kind;
@@ -27,6 +27,7 @@ typedef struct {
   uint32_t depth;
   uint32_t first_child;
   uint32_t next_sibling;
+  uint32_t parent;
 } SxFlatNode;
 
 #define SX_NONE UINT32_MAX
@@ -80,7 +81,7 @@ uint32_t sextant_flatten(const TSTree *tree, const uint8_t *keep, uint32_t keep_
     TSSymbol kind = ts_node_symbol(root);
     if (capacity > 0) {
       out[0] = (SxFlatNode){root, kind, 0, ts_node_is_named(root), kind == (TSSymbol)-1, 0,
-                            SX_NONE, SX_NONE};
+                            SX_NONE, SX_NONE, SX_NONE};
     }
     count = 1;
   }
@@ -154,7 +155,7 @@ uint32_t sextant_flatten(const TSTree *tree, const uint8_t *keep, uint32_t keep_
       uint32_t index = count++;
       if (index < capacity) {
         out[index] = (SxFlatNode){node, kind, field, named, kind == (TSSymbol)-1, depth,
-                                  SX_NONE, SX_NONE};
+                                  SX_NONE, SX_NONE, f->owner};
         if (f->last != SX_NONE) {
           out[f->last].next_sibling = index;
         } else {

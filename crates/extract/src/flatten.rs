@@ -23,6 +23,8 @@ pub(crate) struct FlatNode<'t> {
     /// Pre-order indices of its first child and next sibling (`NONE`).
     pub(crate) first_child: u32,
     pub(crate) next_sibling: u32,
+    /// Pre-order index of its parent (`NONE` for the root).
+    pub(crate) parent: u32,
     tree: std::marker::PhantomData<&'t Tree>,
 }
 
@@ -93,6 +95,24 @@ impl<'t> Flat<'t> {
         // SAFETY: null or allocated by the walk, and not used again.
         unsafe { sextant_flatten_free(frames) };
         Flat { nodes }
+    }
+
+    /// The parent of `node`, as [`Node::parent`] gives it, without its walk down from the root
+    /// (which costs thousands of instructions in a long file): the node is found by its start
+    /// byte (pre-order lists nodes by start) and identity. A node the list left out (punctuation)
+    /// asks tree-sitter.
+    pub(crate) fn parent(&self, node: Node<'t>) -> Option<Node<'t>> {
+        let start = node.start_byte() as u32;
+        let first = self.nodes.partition_point(|n| n.raw.context[0] < start);
+        let found = self.nodes[first..]
+            .iter()
+            .take_while(|n| n.raw.context[0] == start)
+            .find(|n| n.raw.id as usize == node.id());
+        match found {
+            Some(n) if n.parent == NONE => None,
+            Some(n) => Some(self.nodes[n.parent as usize].node()),
+            None => node.parent(),
+        }
     }
 
     pub(crate) fn children(&self, i: u32) -> impl Iterator<Item = u32> + '_ {
@@ -173,6 +193,35 @@ pub(crate) fn by_cursor(tree: &Tree, keep: &[bool]) -> Vec<[u32; 9]> {
         }
     }
     nodes
+}
+
+/// Every node of `tree` (punctuation included) whose parent by [`Flat::parent`] differs from
+/// [`Node::parent`]'s, with the number of nodes checked: for tests.
+pub(crate) fn parent_mismatches(tree: &Tree) -> (usize, Vec<String>) {
+    let flat = Flat::of(tree, 0, &[]);
+    let mut walk = tree.walk();
+    let (mut checked, mut wrong) = (0, Vec::new());
+    'outer: loop {
+        let node = walk.node();
+        checked += 1;
+        let ours = flat.parent(node).map(|p| p.id());
+        let theirs = node.parent().map(|p| p.id());
+        if ours != theirs {
+            wrong.push(format!("{} at {:?}", node.kind(), node.byte_range()));
+        }
+        if walk.goto_first_child() {
+            continue;
+        }
+        loop {
+            if walk.goto_next_sibling() {
+                continue 'outer;
+            }
+            if !walk.goto_parent() {
+                break 'outer;
+            }
+        }
+    }
+    (checked, wrong)
 }
 
 impl Flat<'_> {

@@ -82,6 +82,13 @@ pub fn flat_nodes(tree: &tree_sitter::Tree, keep: &[bool]) -> (Vec<[u32; 9]>, Ve
     )
 }
 
+/// Every node of a tree (punctuation included) whose parent by the executor's flat tree differs
+/// from `Node::parent`'s, and how many nodes were checked. For tests.
+#[doc(hidden)]
+pub fn flat_parent_mismatches(tree: &tree_sitter::Tree) -> (usize, Vec<String>) {
+    flatten::parent_mismatches(tree)
+}
+
 /// Whether `language`'s queries are compiled: [`extract`] would not wait for them. While they
 /// are not, a caller with other work can [`parse_ahead`] instead of waiting.
 pub fn queries_ready(language: &Language) -> bool {

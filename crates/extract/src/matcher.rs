@@ -187,7 +187,7 @@ impl Program {
     /// depth of the node it starts at, then by pattern). `on_node` sees every node whose kind
     /// `watched` marks, first, in pre-order.
     /// Returns the first node where matching a pattern was cut short (`MAX_STEPS`): matches
-    /// there may be missing.
+    /// there may be missing; and the flat tree it matched on (which answers parents cheaply).
     pub fn run<'t>(
         &self,
         tree: &'t Tree,
@@ -195,7 +195,7 @@ impl Program {
         watched: &[bool],
         mut on_node: impl FnMut(Node<'t>),
         mut on_match: impl FnMut(usize, &Captures<'t>),
-    ) -> Option<Node<'t>> {
+    ) -> (Option<Node<'t>>, Flat<'t>) {
         let flat = Flat::of(tree, text.len(), &self.keep(watched));
         for n in &flat.nodes {
             if watched.get(n.kind as usize) == Some(&true) {
@@ -265,7 +265,7 @@ impl Program {
         for (_, _, p, way) in &found {
             on_match(*p as usize, &way.caps);
         }
-        cut_short
+        (cut_short, flat)
     }
 }
 

@@ -253,7 +253,7 @@ fn every_fixture_extracts_as_with_the_whole_query() {
 /// The query executor's walk over a tree (`flatten.c`, which reads tree-sitter's subtrees)
 /// lists exactly what tree-sitter's cursor visits (kinds, fields, depths, links, ranges), on every
 /// fixture and truncated copies of each (error recovery, missing nodes), punctuation left out and
-/// kept.
+/// kept; and the parents it answers are tree-sitter's.
 #[test]
 fn the_executor_walk_lists_what_the_cursor_visits() {
     let registry = registry_from_disk();
@@ -281,6 +281,15 @@ fn the_executor_walk_lists_what_the_cursor_visits() {
                     assert_eq!(walked, visited, "{} cut at {cut}", path.display());
                     nodes += walked.len();
                 }
+                // Parents answered from the flat tree are tree-sitter's, for listed nodes and
+                // left-out punctuation alike.
+                let (checked, wrong) = sextant_extract::flat_parent_mismatches(&tree);
+                assert!(
+                    wrong.is_empty(),
+                    "{} cut at {cut}: {wrong:?}",
+                    path.display()
+                );
+                assert!(checked > 0);
                 files += 1;
             }
         }
