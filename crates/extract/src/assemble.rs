@@ -9,6 +9,7 @@ use tree_sitter::{Node, Tree};
 
 use crate::cache::Tools;
 use crate::collect::Raw;
+use crate::flatten::Parents;
 use crate::text::{clean_doc, clean_type, collapse, is_upper_case, split_qualified};
 
 const SIGNATURE_MAX: usize = 300;
@@ -497,20 +498,6 @@ fn adjust_kind(language: &Language, kind: NodeKind, name: &str, in_type: bool) -
         kind = NodeKind::Constant;
     }
     kind
-}
-
-/// Parents of nodes: from our executor's flat tree when it ran, else from tree-sitter (whose
-/// `Node::parent` walks down from the root).
-#[derive(Clone, Copy)]
-struct Parents<'a, 't>(Option<&'a crate::flatten::Flat<'t>>);
-
-impl<'t> Parents<'_, 't> {
-    fn of(self, node: Node<'t>) -> Option<Node<'t>> {
-        match self.0 {
-            Some(flat) => flat.parent(node),
-            None => node.parent(),
-        }
-    }
 }
 
 /// The node itself or the outermost wrapper (`export_statement`, `decorated_definition`) around it.

@@ -84,7 +84,7 @@ impl Own {
         let mut n = 0;
         let _ = self
             .program
-            .run(tree, text.as_bytes(), &[], |_| {}, |_, _| n += 1);
+            .run(tree, text.as_bytes(), &[], |_| {}, |_, _, _| n += 1);
         n
     }
 }

@@ -7,6 +7,7 @@ use sextant_model::{NodeKind, RefKind};
 use tree_sitter::{Node, QueryCursor, QueryMatch, StreamingIterator, Tree};
 
 use crate::cache::{MATCH_LIMIT, Own, Tools};
+use crate::flatten::Parents;
 
 pub(crate) struct RawDef<'t> {
     pub kind: NodeKind,
@@ -147,7 +148,7 @@ fn collect_own<'t>(own: &Own, complexity: &[bool], tree: &'t Tree, text: &str) -
         text.as_bytes(),
         if counted { complexity } else { &[] },
         |node| branches.push((node.start_byte() as u32, node.end_byte() as u32)),
-        |pattern, captures| {
+        |pattern, captures, flat| {
             let import_name = || program.property(pattern, "import.name").map(str::to_string);
             add_item(
                 &mut raw,
@@ -155,6 +156,7 @@ fn collect_own<'t>(own: &Own, complexity: &[bool], tree: &'t Tree, text: &str) -
                 &own.captures,
                 import_name,
                 pattern,
+                Parents(Some(flat)),
             );
         },
     );
@@ -262,7 +264,14 @@ fn add_match<'t>(
             .and_then(|p| p.value.as_deref().map(str::to_string))
     };
     let captures = m.captures().iter().map(|c| (c.index, c.node));
-    add_item(raw, captures, &compiled.captures, import_name, pattern);
+    add_item(
+        raw,
+        captures,
+        &compiled.captures,
+        import_name,
+        pattern,
+        Parents(None),
+    );
 }
 
 /// Adds one match's item from its captures (index into `table`, node). `pattern` is its index
@@ -273,6 +282,7 @@ fn add_item<'t>(
     table: &[Option<Capture>],
     import_name: impl FnOnce() -> Option<String>,
     pattern: usize,
+    parents: Parents<'_, 't>,
 ) {
     let mut primary: Option<(Capture, Node<'t>)> = None;
     let mut name = None;
@@ -358,7 +368,7 @@ fn add_item<'t>(
         }
         Some((Capture::Generic, node)) => {
             if let Some(name) = generic_name {
-                let scope = node.parent().unwrap_or(node);
+                let scope = parents.of(node).unwrap_or(node);
                 raw.generics.push(RawGeneric { name, scope });
             }
         }

@@ -128,6 +128,20 @@ impl<'t> Flat<'t> {
     }
 }
 
+/// Parents of nodes: from our executor's flat tree when it ran, else from tree-sitter (whose
+/// `Node::parent` walks down from the root).
+#[derive(Clone, Copy)]
+pub(crate) struct Parents<'a, 't>(pub(crate) Option<&'a Flat<'t>>);
+
+impl<'t> Parents<'_, 't> {
+    pub(crate) fn of(self, node: Node<'t>) -> Option<Node<'t>> {
+        match self.0 {
+            Some(flat) => flat.parent(node),
+            None => node.parent(),
+        }
+    }
+}
+
 /// The same list, made with tree-sitter's cursor (the walk `flatten.c` replaces), for tests:
 /// (kind, field, named, error, depth, first child, next sibling, start byte, end byte).
 pub(crate) fn by_cursor(tree: &Tree, keep: &[bool]) -> Vec<[u32; 9]> {

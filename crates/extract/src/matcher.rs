@@ -194,7 +194,7 @@ impl Program {
         text: &[u8],
         watched: &[bool],
         mut on_node: impl FnMut(Node<'t>),
-        mut on_match: impl FnMut(usize, &Captures<'t>),
+        mut on_match: impl FnMut(usize, &Captures<'t>, &Flat<'t>),
     ) -> (Option<Node<'t>>, Flat<'t>) {
         let flat = Flat::of(tree, text.len(), &self.keep(watched));
         for n in &flat.nodes {
@@ -263,7 +263,7 @@ impl Program {
         // Stable: the ways of one pattern at one node keep their order.
         found.sort_by_key(|(end, start_depth, p, _)| (*end, *start_depth, *p));
         for (_, _, p, way) in &found {
-            on_match(*p as usize, &way.caps);
+            on_match(*p as usize, &way.caps, &flat);
         }
         (cut_short, flat)
     }
@@ -989,7 +989,7 @@ mod tests {
             source.as_bytes(),
             &[],
             |_| {},
-            |p, caps| {
+            |p, caps, _| {
                 let caps = caps
                     .iter()
                     .map(|(c, n)| (program.capture_names[*c as usize].clone(), n.byte_range()))

@@ -28,7 +28,7 @@ const ALLOWED: &[(&str, &[&str], &[&str])] = &[
         &[
             "ignore",
             "globset",
-            "sha1_smol",
+            "sha1",
             "memchr",
             "libc",
             "thiserror",

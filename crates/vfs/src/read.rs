@@ -31,10 +31,17 @@ pub struct ReadError {
 
 /// The git blob id of some bytes: sha1 over `blob <len>\0<bytes>`.
 pub fn blob_id(bytes: &[u8]) -> String {
-    let mut hasher = sha1_smol::Sha1::new();
+    use sha1::Digest as _;
+    let mut hasher = sha1::Sha1::new();
     hasher.update(format!("blob {}\0", bytes.len()).as_bytes());
     hasher.update(bytes);
-    hasher.digest().to_string()
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(40);
+    for b in hasher.finalize() {
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 15)]));
+    }
+    out
 }
 
 #[cfg(unix)]
