@@ -252,12 +252,12 @@ fn every_fixture_extracts_as_with_the_whole_query() {
 
 /// The query executor's walk over a tree (`flatten.c`, which reads tree-sitter's subtrees)
 /// lists exactly what tree-sitter's cursor visits (kinds, fields, depths, links, ranges), on every
-/// fixture and truncated copies of each (error recovery, missing nodes), punctuation left out and
-/// kept; and the parents it answers are tree-sitter's.
+/// fixture, truncated copies and damaged copies of each (error recovery, missing nodes),
+/// punctuation left out and kept; and the parents it answers are tree-sitter's.
 #[test]
 fn the_executor_walk_lists_what_the_cursor_visits() {
     let registry = registry_from_disk();
-    let (mut files, mut nodes) = (0, 0);
+    let (mut files, mut nodes, mut broken) = (0, 0, 0);
     for language in registry.languages() {
         let Ok(entries) = std::fs::read_dir(languages_dir().join(language.id()).join("fixtures"))
         else {
@@ -271,32 +271,42 @@ fn the_executor_walk_lists_what_the_cursor_visits() {
             let Ok(text) = std::fs::read_to_string(&path) else {
                 continue;
             };
-            for cut in (1..=8).map(|k| text.len() * k / 8) {
-                let Some(text) = text.get(..cut) else {
-                    continue;
-                };
+            // Truncated copies, and copies with characters dropped here and there (a
+            // deterministic ~1 in 37, 1 in 11): error recovery, missing nodes, extras in odd
+            // places.
+            let damaged = |every: usize| -> String {
+                text.chars()
+                    .enumerate()
+                    .filter(|(i, _)| (i.wrapping_mul(2_654_435_761) >> 7) % every != 0)
+                    .map(|(_, c)| c)
+                    .collect()
+            };
+            let mut variants: Vec<(String, String)> = (1..=8)
+                .map(|k| text.len() * k / 8)
+                .filter_map(|cut| Some((format!("cut at {cut}"), text.get(..cut)?.to_string())))
+                .collect();
+            variants.push(("damaged 1/37".into(), damaged(37)));
+            variants.push(("damaged 1/11".into(), damaged(11)));
+            for (cut, text) in &variants {
                 let tree = parser.parse(text, None).unwrap();
+                broken += usize::from(tree.root_node().has_error());
                 for keep in [&[][..], &all[..]] {
                     let (walked, visited) = sextant_extract::flat_nodes(&tree, keep);
-                    assert_eq!(walked, visited, "{} cut at {cut}", path.display());
+                    assert_eq!(walked, visited, "{} {cut}", path.display());
                     nodes += walked.len();
                 }
                 // Parents answered from the flat tree are tree-sitter's, for listed nodes and
                 // left-out punctuation alike.
                 let (checked, wrong) = sextant_extract::flat_parent_mismatches(&tree);
-                assert!(
-                    wrong.is_empty(),
-                    "{} cut at {cut}: {wrong:?}",
-                    path.display()
-                );
+                assert!(wrong.is_empty(), "{} {cut}: {wrong:?}", path.display());
                 assert!(checked > 0);
                 files += 1;
             }
         }
     }
     assert!(
-        files > 100 && nodes > 20_000,
-        "{files} files, {nodes} nodes"
+        files > 100 && nodes > 20_000 && broken > 50,
+        "{files} files ({broken} with syntax errors), {nodes} nodes"
     );
 }
 
