@@ -49,7 +49,7 @@ typedef struct {
   uint8_t hidden;
 } Frame;
 
-static Frame frame_of(const TSLanguage *language, Subtree parent, Length position, uint32_t owner,
+static inline Frame frame_of(const TSLanguage *language, Subtree parent, Length position, uint32_t owner,
                       uint16_t outer_field, uint8_t hidden) {
   Frame f;
   f.parent = parent;
@@ -142,9 +142,14 @@ uint32_t sextant_flatten(const TSTree *tree, const uint8_t *keep, uint32_t keep_
       if (field == 0) field = f->outer_field;
     }
     if (visible) {
-      TSNode node = ts_node_new(tree, child, position, alias);
-      TSSymbol kind = ts_node_symbol(node);
-      bool named = ts_node_is_named(node);
+      // `ts_node_new`, `ts_node_symbol` and `ts_node_is_named`, inlined: the calls pass the
+      // node through memory and cost more than the work.
+      TSNode node = {{position.bytes, position.extent.row, position.extent.column, alias}, child,
+                     tree};
+      TSSymbol symbol = alias ? alias : ts_subtree_symbol(*child);
+      TSSymbol kind = symbol == ts_builtin_sym_error ? symbol : language->public_symbol_map[symbol];
+      bool named = alias ? ts_language_symbol_metadata(language, alias).named
+                         : ts_subtree_named(*child);
       uint32_t grandchildren = ts_subtree_child_count(*child);
       if (!named && grandchildren == 0 && !(kind < keep_len && keep[kind])) continue;
       // A node with children none of which is visible counts as a leaf too.

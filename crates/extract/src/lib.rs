@@ -82,6 +82,13 @@ pub fn flat_nodes(tree: &tree_sitter::Tree, keep: &[bool]) -> (Vec<[u32; 9]>, Ve
     )
 }
 
+/// How many nodes the executor's flat tree of `tree` lists (`bytes`: the source's length). For
+/// measuring the walk alone.
+#[doc(hidden)]
+pub fn flat_len(tree: &tree_sitter::Tree, bytes: usize, keep: &[bool]) -> usize {
+    flatten::Flat::of(tree, bytes, keep).nodes.len()
+}
+
 /// Every node of a tree (punctuation included) whose parent by the executor's flat tree differs
 /// from `Node::parent`'s, and how many nodes were checked. For tests.
 #[doc(hidden)]

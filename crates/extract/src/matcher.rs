@@ -194,7 +194,7 @@ impl Program {
         text: &[u8],
         watched: &[bool],
         mut on_node: impl FnMut(Node<'t>),
-        mut on_match: impl FnMut(usize, &Captures<'t>, &Flat<'t>),
+        mut on_match: impl FnMut(usize, &[(u32, Node<'t>)], &Flat<'t>),
     ) -> (Option<Node<'t>>, Flat<'t>) {
         let flat = Flat::of(tree, text.len(), &self.keep(watched));
         for n in &flat.nodes {
@@ -203,9 +203,11 @@ impl Program {
             }
         }
         let mut candidates: Vec<(u32, u16)> = Vec::new();
-        let mut ways: Vec<Way<'t>> = Vec::new();
+        let mut ways: Vec<Way> = Vec::new();
+        // The captures of every way, each way's a range of this one vector: no allocation per way.
+        let mut arena: Captures<'t> = Vec::new();
         // (end node, start depth, pattern, way) of every match.
-        let mut found: Vec<(u32, u32, u32, Way<'t>)> = Vec::new();
+        let mut found: Vec<(u32, u32, u32, Way)> = Vec::new();
         let mut search = Search {
             flat: &flat,
             caps: Vec::new(),
@@ -240,8 +242,10 @@ impl Program {
                 ways.clear();
                 search.steps = 0;
                 match_node(&mut search, root, i as u32, true, &mut |search, end| {
+                    let start = arena.len() as u32;
+                    arena.extend_from_slice(&search.caps);
                     ways.push(Way {
-                        caps: search.caps.clone(),
+                        caps: start..arena.len() as u32,
                         end,
                     });
                     if ways.len() >= MAX_WAYS {
@@ -253,8 +257,8 @@ impl Program {
                 }
                 // As tree-sitter: the longest match first, then the predicates (a longer way
                 // that fails them does not give way to a shorter one).
-                longest(&mut ways);
-                ways.retain(|w| predicates_hold(&pattern.predicates, &w.caps, text));
+                longest(&mut ways, &arena);
+                ways.retain(|w| predicates_hold(&pattern.predicates, w.of(&arena), text));
                 for way in ways.drain(..) {
                     found.push((way.end, n.depth, p, way));
                 }
@@ -263,16 +267,23 @@ impl Program {
         // Stable: the ways of one pattern at one node keep their order.
         found.sort_by_key(|(end, start_depth, p, _)| (*end, *start_depth, *p));
         for (_, _, p, way) in &found {
-            on_match(*p as usize, &way.caps, &flat);
+            on_match(*p as usize, way.of(&arena), &flat);
         }
         (cut_short, flat)
     }
 }
 
-/// One way of matching: its captures and the pre-order index of the last node it matched.
-struct Way<'t> {
-    caps: Captures<'t>,
+/// One way of matching: its captures (a range of the run's capture arena) and the pre-order
+/// index of the last node it matched.
+struct Way {
+    caps: std::ops::Range<u32>,
     end: u32,
+}
+
+impl Way {
+    fn of<'a, 't>(&self, arena: &'a Captures<'t>) -> &'a [(u32, Node<'t>)] {
+        &arena[self.caps.start as usize..self.caps.end as usize]
+    }
 }
 
 fn kind_matches(kind: Kind, n: &FlatNode<'_>) -> bool {
@@ -419,7 +430,7 @@ fn node_text<'a>(node: Node<'_>, text: &'a [u8]) -> &'a [u8] {
         .unwrap_or_default()
 }
 
-fn predicates_hold(predicates: &[Predicate], caps: &Captures<'_>, text: &[u8]) -> bool {
+fn predicates_hold(predicates: &[Predicate], caps: &[(u32, Node<'_>)], text: &[u8]) -> bool {
     let nodes = |c: u32| caps.iter().filter(move |(i, _)| *i == c).map(|(_, n)| *n);
     predicates.iter().all(|p| match p {
         Predicate::Eq {
@@ -458,14 +469,15 @@ fn predicates_hold(predicates: &[Predicate], caps: &Captures<'_>, text: &[u8]) -
 /// Drops repeated ways and ways whose captures are a strict subset of another's. A way is only
 /// compared with the ways sharing its rarest capture: a node with 40,000 children matched one
 /// way each (an array of identifiers) costs linear time, not quadratic.
-fn longest(ways: &mut Vec<Way<'_>>) {
+fn longest(ways: &mut Vec<Way>, arena: &Captures<'_>) {
     if ways.len() < 2 {
         return;
     }
     let keys: Vec<Vec<(u32, usize)>> = ways
         .iter()
         .map(|way| {
-            let mut k: Vec<(u32, usize)> = way.caps.iter().map(|(c, n)| (*c, n.id())).collect();
+            let mut k: Vec<(u32, usize)> =
+                way.of(arena).iter().map(|(c, n)| (*c, n.id())).collect();
             k.sort_unstable();
             k.dedup();
             k
