@@ -384,29 +384,7 @@ impl GenerationBuilder<'_> {
                 "INSERT INTO gen_files(generation, file_id, uncommitted, edge_set)
                  VALUES (?1, ?2, ?3, ?4)",
             )?;
-            let mut node_stmt = c.prepare_cached(
-                "INSERT INTO nodes(id, file_id, stable_id, kind, name, qname, language, parent_id,
-                   start_line, start_col, end_line, end_col, start_byte, end_byte, signature, doc,
-                   visibility, modifiers, complexity, type_text)
-                 VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20)",
-            )?;
-            let mut fts_stmt = c.prepare_cached(
-                "INSERT INTO nodes_fts(rowid, name_tokens, qname_tokens, signature, doc)
-                 VALUES (?1, ?2, ?3, ?4, ?5)",
-            )?;
-            let mut ref_stmt = c.prepare_cached(
-                "INSERT INTO refs(id, file_id, src_id, kind, name, receiver, implementor, line, col,
-                   end_col) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
-            )?;
-            let mut import_stmt = c.prepare_cached(
-                "INSERT INTO imports(id, file_id, src_id, source, name, alias, wildcard, line, col)
-                 VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
-            )?;
-            let mut binding_stmt = c.prepare_cached(
-                "INSERT INTO bindings(file_id, scope_id, name, type_text, value, line)
-                 VALUES (?1,?2,?3,?4,?5,?6)",
-            )?;
-            for ((file, nodes, refs, imports, bindings), set) in batch.iter().zip(sets) {
+            for ((file, ..), set) in batch.iter().zip(sets) {
                 file_stmt.execute(params![
                     file.id,
                     file.path,
@@ -421,29 +399,45 @@ impl GenerationBuilder<'_> {
                     file.diagnostics
                 ])?;
                 gen_stmt.execute(params![generation, file.id, file.uncommitted, set])?;
-                for n in nodes {
-                    node_stmt.execute(params![
-                        n.id,
-                        n.file_id,
-                        n.stable_id,
-                        n.kind.as_str(),
-                        n.name,
-                        n.qname,
-                        n.language,
-                        n.parent_id,
-                        n.span.start_line,
-                        n.span.start_col,
-                        n.span.end_line,
-                        n.span.end_col,
-                        n.span.start_byte,
-                        n.span.end_byte,
-                        n.signature,
-                        n.doc,
-                        n.visibility.as_str(),
-                        n.modifiers,
-                        n.complexity,
-                        n.type_text
-                    ])?;
+            }
+            let nodes = || batch.iter().flat_map(|b| &b.1);
+            insert_rows(
+                c,
+                "INSERT INTO nodes(id, file_id, stable_id, kind, name, qname, language, parent_id,
+                   start_line, start_col, end_line, end_col, start_byte, end_byte, signature, doc,
+                   visibility, modifiers, complexity, type_text)",
+                20,
+                nodes(),
+                |stmt, at, n| {
+                    stmt.raw_bind_parameter(at + 1, n.id)?;
+                    stmt.raw_bind_parameter(at + 2, n.file_id)?;
+                    stmt.raw_bind_parameter(at + 3, &n.stable_id)?;
+                    stmt.raw_bind_parameter(at + 4, n.kind.as_str())?;
+                    stmt.raw_bind_parameter(at + 5, &n.name)?;
+                    stmt.raw_bind_parameter(at + 6, &n.qname)?;
+                    stmt.raw_bind_parameter(at + 7, &n.language)?;
+                    stmt.raw_bind_parameter(at + 8, n.parent_id)?;
+                    stmt.raw_bind_parameter(at + 9, n.span.start_line)?;
+                    stmt.raw_bind_parameter(at + 10, n.span.start_col)?;
+                    stmt.raw_bind_parameter(at + 11, n.span.end_line)?;
+                    stmt.raw_bind_parameter(at + 12, n.span.end_col)?;
+                    stmt.raw_bind_parameter(at + 13, n.span.start_byte)?;
+                    stmt.raw_bind_parameter(at + 14, n.span.end_byte)?;
+                    stmt.raw_bind_parameter(at + 15, &n.signature)?;
+                    stmt.raw_bind_parameter(at + 16, &n.doc)?;
+                    stmt.raw_bind_parameter(at + 17, n.visibility.as_str())?;
+                    stmt.raw_bind_parameter(at + 18, &n.modifiers)?;
+                    stmt.raw_bind_parameter(at + 19, n.complexity)?;
+                    stmt.raw_bind_parameter(at + 20, &n.type_text)
+                },
+            )?;
+            insert_rows(
+                c,
+                "INSERT INTO nodes_fts(rowid, name_tokens, qname_tokens, signature, doc)",
+                5,
+                nodes(),
+                |stmt, at, n| {
+                    // The first 600 bytes of a doc comment are searched.
                     let doc: Option<&str> = n.doc.as_deref().map(|d| {
                         let mut end = d.len().min(600);
                         while !d.is_char_boundary(end) {
@@ -451,45 +445,63 @@ impl GenerationBuilder<'_> {
                         }
                         &d[..end]
                     });
-                    fts_stmt.execute(params![
-                        n.id,
-                        n.name_tokens,
-                        n.qname_tokens,
-                        n.signature,
-                        doc
-                    ])?;
-                }
-                for r in refs {
-                    ref_stmt.execute(params![
-                        r.id,
-                        r.file_id,
-                        r.src_id,
-                        r.kind.as_str(),
-                        r.name,
-                        r.receiver,
-                        r.implementor,
-                        r.line,
-                        r.col,
-                        r.end_col
-                    ])?;
-                }
-                for i in imports {
-                    import_stmt.execute(params![
-                        i.id, i.file_id, i.src_id, i.source, i.name, i.alias, i.wildcard, i.line,
-                        i.col
-                    ])?;
-                }
-                for b in bindings {
-                    binding_stmt.execute(params![
-                        b.file_id,
-                        b.scope_id,
-                        b.name,
-                        b.type_text,
-                        b.value,
-                        b.line
-                    ])?;
-                }
-            }
+                    stmt.raw_bind_parameter(at + 1, n.id)?;
+                    stmt.raw_bind_parameter(at + 2, &n.name_tokens)?;
+                    stmt.raw_bind_parameter(at + 3, &n.qname_tokens)?;
+                    stmt.raw_bind_parameter(at + 4, &n.signature)?;
+                    stmt.raw_bind_parameter(at + 5, doc)
+                },
+            )?;
+            insert_rows(
+                c,
+                "INSERT INTO refs(id, file_id, src_id, kind, name, receiver, implementor, line, col,
+                   end_col)",
+                10,
+                batch.iter().flat_map(|b| &b.2),
+                |stmt, at, r| {
+                    stmt.raw_bind_parameter(at + 1, r.id)?;
+                    stmt.raw_bind_parameter(at + 2, r.file_id)?;
+                    stmt.raw_bind_parameter(at + 3, r.src_id)?;
+                    stmt.raw_bind_parameter(at + 4, r.kind.as_str())?;
+                    stmt.raw_bind_parameter(at + 5, &r.name)?;
+                    stmt.raw_bind_parameter(at + 6, &r.receiver)?;
+                    stmt.raw_bind_parameter(at + 7, &r.implementor)?;
+                    stmt.raw_bind_parameter(at + 8, r.line)?;
+                    stmt.raw_bind_parameter(at + 9, r.col)?;
+                    stmt.raw_bind_parameter(at + 10, r.end_col)
+                },
+            )?;
+            insert_rows(
+                c,
+                "INSERT INTO imports(id, file_id, src_id, source, name, alias, wildcard, line, col)",
+                9,
+                batch.iter().flat_map(|b| &b.3),
+                |stmt, at, i| {
+                    stmt.raw_bind_parameter(at + 1, i.id)?;
+                    stmt.raw_bind_parameter(at + 2, i.file_id)?;
+                    stmt.raw_bind_parameter(at + 3, i.src_id)?;
+                    stmt.raw_bind_parameter(at + 4, &i.source)?;
+                    stmt.raw_bind_parameter(at + 5, &i.name)?;
+                    stmt.raw_bind_parameter(at + 6, &i.alias)?;
+                    stmt.raw_bind_parameter(at + 7, i.wildcard)?;
+                    stmt.raw_bind_parameter(at + 8, i.line)?;
+                    stmt.raw_bind_parameter(at + 9, i.col)
+                },
+            )?;
+            insert_rows(
+                c,
+                "INSERT INTO bindings(file_id, scope_id, name, type_text, value, line)",
+                6,
+                batch.iter().flat_map(|b| &b.4),
+                |stmt, at, b| {
+                    stmt.raw_bind_parameter(at + 1, b.file_id)?;
+                    stmt.raw_bind_parameter(at + 2, b.scope_id)?;
+                    stmt.raw_bind_parameter(at + 3, &b.name)?;
+                    stmt.raw_bind_parameter(at + 4, &b.type_text)?;
+                    stmt.raw_bind_parameter(at + 5, &b.value)?;
+                    stmt.raw_bind_parameter(at + 6, b.line)
+                },
+            )?;
             Ok(())
         })
     }
@@ -532,29 +544,36 @@ impl GenerationBuilder<'_> {
             .map(|u| set_of(u.file_id))
             .collect::<Result<Vec<i64>>>()?;
         self.store.in_write_tx(|c| {
-            let mut stmt = c.prepare_cached(
-                "INSERT INTO edges(set_id, src, dst, kind, provenance, confidence, rule, ref_id, import_id)
-                 VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
+            insert_rows(
+                c,
+                "INSERT INTO edges(set_id, src, dst, kind, provenance, confidence, rule, ref_id,
+                   import_id)",
+                9,
+                edges.iter().zip(edge_sets),
+                |stmt, at, (e, set)| {
+                    stmt.raw_bind_parameter(at + 1, set)?;
+                    stmt.raw_bind_parameter(at + 2, e.src)?;
+                    stmt.raw_bind_parameter(at + 3, e.dst)?;
+                    stmt.raw_bind_parameter(at + 4, e.kind.as_str())?;
+                    stmt.raw_bind_parameter(at + 5, e.provenance.as_str())?;
+                    stmt.raw_bind_parameter(at + 6, e.confidence.as_str())?;
+                    stmt.raw_bind_parameter(at + 7, e.rule)?;
+                    stmt.raw_bind_parameter(at + 8, e.ref_id)?;
+                    stmt.raw_bind_parameter(at + 9, e.import_id)
+                },
             )?;
-            for (e, set) in edges.iter().zip(edge_sets) {
-                stmt.execute(params![
-                    set,
-                    e.src,
-                    e.dst,
-                    e.kind.as_str(),
-                    e.provenance.as_str(),
-                    e.confidence.as_str(),
-                    e.rule,
-                    e.ref_id,
-                    e.import_id
-                ])?;
-            }
-            let mut stmt = c.prepare_cached(
-                "INSERT OR REPLACE INTO unresolved(set_id, ref_id, reason, candidates) VALUES (?1,?2,?3,?4)",
+            insert_rows(
+                c,
+                "INSERT OR REPLACE INTO unresolved(set_id, ref_id, reason, candidates)",
+                4,
+                unresolved.iter().zip(unresolved_sets),
+                |stmt, at, (u, set)| {
+                    stmt.raw_bind_parameter(at + 1, set)?;
+                    stmt.raw_bind_parameter(at + 2, u.ref_id)?;
+                    stmt.raw_bind_parameter(at + 3, u.reason)?;
+                    stmt.raw_bind_parameter(at + 4, u.candidates)
+                },
             )?;
-            for (u, set) in unresolved.iter().zip(unresolved_sets) {
-                stmt.execute(params![set, u.ref_id, u.reason, u.candidates])?;
-            }
             Ok(())
         })
     }
@@ -853,4 +872,44 @@ impl Store {
             Ok(())
         })
     }
+}
+
+/// Rows per statement of [`insert_rows`].
+const ROWS_PER_INSERT: usize = 64;
+
+/// Inserts `rows` with `head` (`INSERT INTO t(a, b, ...)`, `columns` of them) as multi-row
+/// statements of [`ROWS_PER_INSERT`] rows, the last few one row at a time. `bind(stmt, at, row)`
+/// binds one row's values at parameters `at + 1 ..= at + columns`. One statement per row spent
+/// as much in stepping and resetting the statement as in inserting; the rows and their order
+/// are the same either way.
+fn insert_rows<T>(
+    c: &rusqlite::Connection,
+    head: &str,
+    columns: usize,
+    rows: impl IntoIterator<Item = T>,
+    bind: impl Fn(&mut rusqlite::Statement<'_>, usize, T) -> rusqlite::Result<()>,
+) -> rusqlite::Result<()> {
+    let values = |n: usize| {
+        let one = format!("({})", vec!["?"; columns].join(","));
+        format!("{head} VALUES {}", vec![one; n].join(","))
+    };
+    let mut many = c.prepare_cached(&values(ROWS_PER_INSERT))?;
+    let mut pending: Vec<T> = Vec::with_capacity(ROWS_PER_INSERT);
+    for row in rows {
+        pending.push(row);
+        if pending.len() == ROWS_PER_INSERT {
+            for (i, row) in pending.drain(..).enumerate() {
+                bind(&mut many, i * columns, row)?;
+            }
+            many.raw_execute()?;
+        }
+    }
+    if !pending.is_empty() {
+        let mut one = c.prepare_cached(&values(1))?;
+        for row in pending {
+            bind(&mut one, 0, row)?;
+            one.raw_execute()?;
+        }
+    }
+    Ok(())
 }
