@@ -407,6 +407,7 @@ impl GenerationBuilder<'_> {
                    start_line, start_col, end_line, end_col, start_byte, end_byte, signature, doc,
                    visibility, modifiers, complexity, type_text)",
                 20,
+                ROWS_PER_INSERT,
                 nodes(),
                 |stmt, at, n| {
                     stmt.raw_bind_parameter(at + 1, n.id)?;
@@ -435,6 +436,7 @@ impl GenerationBuilder<'_> {
                 c,
                 "INSERT INTO nodes_fts(rowid, name_tokens, qname_tokens, signature, doc)",
                 5,
+                1,
                 nodes(),
                 |stmt, at, n| {
                     // The first 600 bytes of a doc comment are searched.
@@ -457,6 +459,7 @@ impl GenerationBuilder<'_> {
                 "INSERT INTO refs(id, file_id, src_id, kind, name, receiver, implementor, line, col,
                    end_col)",
                 10,
+                ROWS_PER_INSERT,
                 batch.iter().flat_map(|b| &b.2),
                 |stmt, at, r| {
                     stmt.raw_bind_parameter(at + 1, r.id)?;
@@ -475,6 +478,7 @@ impl GenerationBuilder<'_> {
                 c,
                 "INSERT INTO imports(id, file_id, src_id, source, name, alias, wildcard, line, col)",
                 9,
+                ROWS_PER_INSERT,
                 batch.iter().flat_map(|b| &b.3),
                 |stmt, at, i| {
                     stmt.raw_bind_parameter(at + 1, i.id)?;
@@ -492,6 +496,7 @@ impl GenerationBuilder<'_> {
                 c,
                 "INSERT INTO bindings(file_id, scope_id, name, type_text, value, line)",
                 6,
+                ROWS_PER_INSERT,
                 batch.iter().flat_map(|b| &b.4),
                 |stmt, at, b| {
                     stmt.raw_bind_parameter(at + 1, b.file_id)?;
@@ -549,6 +554,7 @@ impl GenerationBuilder<'_> {
                 "INSERT INTO edges(set_id, src, dst, kind, provenance, confidence, rule, ref_id,
                    import_id)",
                 9,
+                ROWS_PER_INSERT,
                 edges.iter().zip(edge_sets),
                 |stmt, at, (e, set)| {
                     stmt.raw_bind_parameter(at + 1, set)?;
@@ -566,6 +572,7 @@ impl GenerationBuilder<'_> {
                 c,
                 "INSERT OR REPLACE INTO unresolved(set_id, ref_id, reason, candidates)",
                 4,
+                ROWS_PER_INSERT,
                 unresolved.iter().zip(unresolved_sets),
                 |stmt, at, (u, set)| {
                     stmt.raw_bind_parameter(at + 1, set)?;
@@ -874,18 +881,21 @@ impl Store {
     }
 }
 
-/// Rows per statement of [`insert_rows`].
+/// Rows per statement of [`insert_rows`] into an ordinary table.
 const ROWS_PER_INSERT: usize = 64;
 
 /// Inserts `rows` with `head` (`INSERT INTO t(a, b, ...)`, `columns` of them) as multi-row
-/// statements of [`ROWS_PER_INSERT`] rows, the last few one row at a time. `bind(stmt, at, row)`
-/// binds one row's values at parameters `at + 1 ..= at + columns`. One statement per row spent
-/// as much in stepping and resetting the statement as in inserting; the rows and their order
-/// are the same either way.
+/// statements of `per` rows, the last few one row at a time. `bind(stmt, at, row)` binds one
+/// row's values at parameters `at + 1 ..= at + columns`. One statement per row spent as much in
+/// stepping and resetting the statement as in inserting; the rows and their order are the same
+/// either way. Not for FTS5 tables (`per` 1 there): a statement that may fail after its first
+/// row opens a savepoint, and FTS5 writes its pending terms out as a new segment at every
+/// savepoint (Django's FTS work more than doubled).
 fn insert_rows<T>(
     c: &rusqlite::Connection,
     head: &str,
     columns: usize,
+    per: usize,
     rows: impl IntoIterator<Item = T>,
     bind: impl Fn(&mut rusqlite::Statement<'_>, usize, T) -> rusqlite::Result<()>,
 ) -> rusqlite::Result<()> {
@@ -893,11 +903,11 @@ fn insert_rows<T>(
         let one = format!("({})", vec!["?"; columns].join(","));
         format!("{head} VALUES {}", vec![one; n].join(","))
     };
-    let mut many = c.prepare_cached(&values(ROWS_PER_INSERT))?;
-    let mut pending: Vec<T> = Vec::with_capacity(ROWS_PER_INSERT);
+    let mut many = c.prepare_cached(&values(per))?;
+    let mut pending: Vec<T> = Vec::with_capacity(per);
     for row in rows {
         pending.push(row);
-        if pending.len() == ROWS_PER_INSERT {
+        if pending.len() == per {
             for (i, row) in pending.drain(..).enumerate() {
                 bind(&mut many, i * columns, row)?;
             }
