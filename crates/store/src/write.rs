@@ -434,28 +434,6 @@ impl GenerationBuilder<'_> {
             )?;
             insert_rows(
                 c,
-                "INSERT INTO nodes_fts(rowid, name_tokens, qname_tokens, signature, doc)",
-                5,
-                1,
-                nodes(),
-                |stmt, at, n| {
-                    // The first 600 bytes of a doc comment are searched.
-                    let doc: Option<&str> = n.doc.as_deref().map(|d| {
-                        let mut end = d.len().min(600);
-                        while !d.is_char_boundary(end) {
-                            end -= 1;
-                        }
-                        &d[..end]
-                    });
-                    stmt.raw_bind_parameter(at + 1, n.id)?;
-                    stmt.raw_bind_parameter(at + 2, &n.name_tokens)?;
-                    stmt.raw_bind_parameter(at + 3, &n.qname_tokens)?;
-                    stmt.raw_bind_parameter(at + 4, &n.signature)?;
-                    stmt.raw_bind_parameter(at + 5, doc)
-                },
-            )?;
-            insert_rows(
-                c,
                 "INSERT INTO refs(id, file_id, src_id, kind, name, receiver, implementor, line, col,
                    end_col)",
                 10,
@@ -505,6 +483,31 @@ impl GenerationBuilder<'_> {
                     stmt.raw_bind_parameter(at + 4, &b.type_text)?;
                     stmt.raw_bind_parameter(at + 5, &b.value)?;
                     stmt.raw_bind_parameter(at + 6, b.line)
+                },
+            )?;
+            // Last: a statement that opens a savepoint (each multi-row insert above) makes every
+            // virtual table already in the transaction write out its pending terms as a new
+            // FTS5 segment.
+            insert_rows(
+                c,
+                "INSERT INTO nodes_fts(rowid, name_tokens, qname_tokens, signature, doc)",
+                5,
+                1,
+                nodes(),
+                |stmt, at, n| {
+                    // The first 600 bytes of a doc comment are searched.
+                    let doc: Option<&str> = n.doc.as_deref().map(|d| {
+                        let mut end = d.len().min(600);
+                        while !d.is_char_boundary(end) {
+                            end -= 1;
+                        }
+                        &d[..end]
+                    });
+                    stmt.raw_bind_parameter(at + 1, n.id)?;
+                    stmt.raw_bind_parameter(at + 2, &n.name_tokens)?;
+                    stmt.raw_bind_parameter(at + 3, &n.qname_tokens)?;
+                    stmt.raw_bind_parameter(at + 4, &n.signature)?;
+                    stmt.raw_bind_parameter(at + 5, doc)
                 },
             )?;
             Ok(())
