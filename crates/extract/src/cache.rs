@@ -1,4 +1,4 @@
-//! Per-thread parsers and cursors; one set of compiled queries per language shared by every thread.
+//! Per-thread cursors; one set of compiled queries per language shared by every thread.
 //! Compiling is expensive (about 0.2 s for TypeScript) and was paid once per thread before;
 //! sharing measured no contention from our few `#match?` predicates and cut indexing CPU by 9 %
 //! on effect (TypeScript) and 19 % on Redis (five languages), medians of 3 runs.
@@ -100,7 +100,6 @@ impl Queries {
 
 /// What a worker thread needs to extract one language.
 pub(crate) struct Tools {
-    pub parser: Parser,
     /// Reused across files (their match buffers stay allocated): the main part's cursor and the
     /// root part's.
     pub cursor: QueryCursor,
@@ -110,8 +109,6 @@ pub(crate) struct Tools {
 
 thread_local! {
     static TOOLS: RefCell<HashMap<String, Result<Tools, String>>> = RefCell::new(HashMap::new());
-    /// Parsers for parsing ahead of the queries (`Tools` cannot exist before them).
-    static PARSERS: RefCell<HashMap<String, Parser>> = RefCell::new(HashMap::new());
 }
 
 /// A language's compiled queries, built once by whichever thread needs them first.
@@ -348,8 +345,8 @@ fn split_queries(language: &Language, kinds: &[bool]) -> Option<Queries> {
 
 fn build(language: &Language) -> Result<Tools, String> {
     let queries = shared_queries(language)?;
-    let mut parser = Parser::new();
-    parser
+    // The grammar must load (each file's parser is made as it is parsed, see `parse.rs`).
+    Parser::new()
         .set_language(&language.grammar)
         .map_err(|e| format!("grammar {}: {e}", language.manifest.grammar))?;
     let mut cursor = QueryCursor::new();
@@ -365,7 +362,6 @@ fn build(language: &Language) -> Result<Tools, String> {
     root_cursor.set_match_limit(limit);
     root_cursor.set_max_start_depth(Some(0));
     Ok(Tools {
-        parser,
         cursor,
         root_cursor,
         queries,
@@ -386,19 +382,5 @@ pub(crate) fn with_tools<R>(
             Ok(tools) => f(Ok(tools)),
             Err(e) => f(Err(e.clone())),
         }
-    })
-}
-
-/// Runs `f` with a parser of this thread for `language` that needs no queries (`None` when the
-/// grammar cannot be loaded; [`with_tools`] then reports why).
-pub(crate) fn with_parser<R>(language: &Language, f: impl FnOnce(&mut Parser) -> R) -> Option<R> {
-    PARSERS.with(|cell| {
-        let mut map = cell.borrow_mut();
-        if !map.contains_key(language.id()) {
-            let mut parser = Parser::new();
-            parser.set_language(&language.grammar).ok()?;
-            map.insert(language.id().to_string(), parser);
-        }
-        map.get_mut(language.id()).map(f)
     })
 }

@@ -110,7 +110,7 @@ enum Outcome {
     /// The nesting pre-scan refused the file (its depth).
     TooDeep(u32),
     /// The tree, or `None` when the parse ran out of time.
-    Parsed(Option<tree_sitter::Tree>, ParseLimits),
+    Parsed(Option<parse::ParsedTree>, ParseLimits),
     /// The grammar could not be loaded: [`extract_parsed`] reports it as [`extract`] does.
     NotParsed,
 }
@@ -125,10 +125,8 @@ pub fn parse_ahead(language: &Language, text: &str) -> Parsed {
         return Parsed(Outcome::TooDeep(depth));
     }
     Parsed(
-        cache::with_parser(language, |parser| {
-            parse::parse(parser, &language.manifest.shims, text, &limits)
-        })
-        .map_or(Outcome::NotParsed, |tree| Outcome::Parsed(tree, limits)),
+        parse::parse(&language.grammar, &language.manifest.shims, text, &limits)
+            .map_or(Outcome::NotParsed, |tree| Outcome::Parsed(tree, limits)),
     )
 }
 
@@ -198,10 +196,12 @@ fn extract_inner(
     cache::with_tools(language, |tools| match tools {
         Err(message) => unsupported(message, &mut facts),
         Ok(tools) => {
-            let tree = parse::parse(&mut tools.parser, &language.manifest.shims, text, limits);
-            from_tree(
-                language, tools, path, text, tree, limits, reference, &mut facts,
-            );
+            match parse::parse(&language.grammar, &language.manifest.shims, text, limits) {
+                Err(message) => unsupported(message, &mut facts),
+                Ok(tree) => from_tree(
+                    language, tools, path, text, tree, limits, reference, &mut facts,
+                ),
+            }
         }
     });
     facts
@@ -214,7 +214,7 @@ fn from_tree(
     tools: &mut cache::Tools,
     path: &str,
     text: &str,
-    tree: Option<tree_sitter::Tree>,
+    tree: Option<parse::ParsedTree>,
     limits: &ParseLimits,
     reference: bool,
     facts: &mut FileFacts,

@@ -1,10 +1,12 @@
 //! Parsing with guards: a bracket-nesting pre-scan (deep nesting overflows recursive code) and a
-//! wall-clock budget enforced through tree-sitter's progress callback.
+//! wall-clock budget enforced through tree-sitter's progress callback. Each parse builds its tree
+//! in an arena of its own (see `sextant_lang::ParseArena`).
 
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
-use tree_sitter::{ParseOptions, Parser, Tree};
+use sextant_lang::{ArenaTree, ParseArena};
+use tree_sitter::{ParseOptions, Parser};
 
 /// Limits for one file.
 #[derive(Debug, Clone)]
@@ -39,37 +41,44 @@ pub fn max_nesting(bytes: &[u8]) -> u32 {
     max as u32
 }
 
-/// Parses `text` (as the language's shims rewrite it), giving up (`None`) when the budget runs
-/// out.
+/// A parsed file's tree, in its own arena.
+pub(crate) type ParsedTree = ArenaTree;
+
+/// Parses `text` (as the language's shims rewrite it) with `grammar`, giving up (`Ok(None)`) when
+/// the budget runs out. The parser is made for this file, inside the tree's arena: a parser kept
+/// across files would keep pooled blocks of an arena that is gone.
 pub(crate) fn parse(
-    parser: &mut Parser,
+    grammar: &tree_sitter::Language,
     shims: &[sextant_lang::SourceShim],
     text: &str,
     limits: &ParseLimits,
-) -> Option<Tree> {
+) -> Result<Option<ParsedTree>, String> {
     let shimmed = crate::shims::apply(shims, text);
     let bytes: &[u8] = &shimmed;
     let deadline = Instant::now() + limits.timeout;
-    let mut progress = |_: &tree_sitter::ParseState| {
-        if Instant::now() > deadline {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    };
-    let options = ParseOptions::new().progress_callback(&mut progress);
-    let mut input = |offset: usize, _| -> &[u8] {
-        if offset < bytes.len() {
-            &bytes[offset..]
-        } else {
-            &[]
-        }
-    };
-    let tree = parser.parse_with_options(&mut input, None, Some(options));
-    if tree.is_none() {
-        parser.reset();
-    }
-    tree
+    let mut arena = ParseArena::new();
+    let tree = arena.run(|| {
+        let mut parser = Parser::new();
+        parser.set_language(grammar).map_err(|e| e.to_string())?;
+        let mut progress = |_: &tree_sitter::ParseState| {
+            if Instant::now() > deadline {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let options = ParseOptions::new().progress_callback(&mut progress);
+        let mut input = |offset: usize, _| -> &[u8] {
+            if offset < bytes.len() {
+                &bytes[offset..]
+            } else {
+                &[]
+            }
+        };
+        // The parser drops here, inside the arena (its external scanner frees its own state).
+        Ok::<_, String>(parser.parse_with_options(&mut input, None, Some(options)))
+    })?;
+    Ok(tree.map(|tree| ArenaTree::new(tree, arena)))
 }
 
 #[cfg(test)]

@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use sextant_lang::Registry;
 use sextant_model::FileFacts;
 
+mod support;
+
 fn render(facts: &FileFacts) -> String {
     let mut out = String::new();
     if let Some(p) = &facts.package {
@@ -117,8 +119,9 @@ fn languages_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../languages")
 }
 
-/// Loads every `languages/<id>/` folder from disk.
+/// Loads every `languages/<id>/` folder from disk (and parses in arenas, as the binary does).
 fn registry_from_disk() -> Registry {
+    support::install();
     let mut folders: Vec<(String, Vec<(String, String)>)> = Vec::new();
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(languages_dir())
         .unwrap()

@@ -3,8 +3,11 @@
 use sextant_lang::Registry;
 use sextant_model::DiagnosticKind;
 
+mod support;
+
 #[test]
 fn deep_nesting_is_refused_before_parsing() {
+    support::install();
     let registry = Registry::builtin().unwrap();
     let text = format!("x = {}1{}\n", "(".repeat(100_000), ")".repeat(100_000));
     for id in ["python", "c", "rust"] {
@@ -16,6 +19,7 @@ fn deep_nesting_is_refused_before_parsing() {
 
 #[test]
 fn garbage_and_broken_code_give_partial_facts() {
+    support::install();
     let registry = Registry::builtin().unwrap();
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut garbage = String::new();
@@ -56,6 +60,7 @@ fn garbage_and_broken_code_give_partial_facts() {
 fn a_pattern_with_too_many_ways_is_cut_short_and_reported() {
     let manifest = "id = \"pairs\"\nname = \"Pairs\"\ngrammar = \"python\"\nextensions = [\"pairs\"]\nseparator = \".\"\nmodule = \"python\"\n";
     let query = "(list (identifier) @name (identifier) @receiver) @reference.read\n";
+    support::install();
     let mut registry = Registry::default();
     registry
         .add_folders(&[(

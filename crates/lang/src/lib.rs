@@ -10,7 +10,7 @@ mod manifest;
 mod patterns;
 mod registry;
 
-pub use alloc::{Allocator as ParserAllocator, set_parser_allocator};
+pub use alloc::{Allocator as ParserAllocator, ArenaTree, ParseArena, set_parser_allocator};
 pub use captures::{Capture, CaptureError, validate_capture};
 pub use grammar::{GRAMMARS, grammar};
 pub use manifest::{
