@@ -5,6 +5,7 @@
 //! crash leaves the previous generation intact. The schema is documented in `docs/schema.md`.
 
 mod alloc;
+mod bulk;
 mod bundle;
 mod derived;
 mod graph;

@@ -73,6 +73,9 @@ pub struct GenerationBuilder<'s> {
     /// The bulk load of an empty database runs without the write-ahead log (see
     /// `unjournaled.rs`).
     unjournaled: Option<crate::unjournaled::Unjournaled>,
+    /// The bulk inserts' statements (finalized with the builder, before the store's connection
+    /// can close).
+    statements: crate::bulk::Statements,
 }
 
 impl Drop for GenerationBuilder<'_> {
@@ -255,6 +258,7 @@ impl Store {
             analyze: true,
             checkpointer: None,
             unjournaled: None,
+            statements: crate::bulk::Statements::default(),
         })
     }
 }
@@ -401,7 +405,8 @@ impl GenerationBuilder<'_> {
                 gen_stmt.execute(params![generation, file.id, file.uncommitted, set])?;
             }
             let nodes = || batch.iter().flat_map(|b| &b.1);
-            insert_rows(
+            crate::bulk::insert_rows(
+                &self.statements,
                 c,
                 "INSERT INTO nodes(id, file_id, stable_id, kind, name, qname, language, parent_id,
                    start_line, start_col, end_line, end_col, start_byte, end_byte, signature, doc,
@@ -409,92 +414,96 @@ impl GenerationBuilder<'_> {
                 20,
                 ROWS_PER_INSERT,
                 nodes(),
-                |stmt, at, n| {
-                    stmt.raw_bind_parameter(at + 1, n.id)?;
-                    stmt.raw_bind_parameter(at + 2, n.file_id)?;
-                    stmt.raw_bind_parameter(at + 3, &n.stable_id)?;
-                    stmt.raw_bind_parameter(at + 4, n.kind.as_str())?;
-                    stmt.raw_bind_parameter(at + 5, &n.name)?;
-                    stmt.raw_bind_parameter(at + 6, &n.qname)?;
-                    stmt.raw_bind_parameter(at + 7, &n.language)?;
-                    stmt.raw_bind_parameter(at + 8, n.parent_id)?;
-                    stmt.raw_bind_parameter(at + 9, n.span.start_line)?;
-                    stmt.raw_bind_parameter(at + 10, n.span.start_col)?;
-                    stmt.raw_bind_parameter(at + 11, n.span.end_line)?;
-                    stmt.raw_bind_parameter(at + 12, n.span.end_col)?;
-                    stmt.raw_bind_parameter(at + 13, n.span.start_byte)?;
-                    stmt.raw_bind_parameter(at + 14, n.span.end_byte)?;
-                    stmt.raw_bind_parameter(at + 15, &n.signature)?;
-                    stmt.raw_bind_parameter(at + 16, &n.doc)?;
-                    stmt.raw_bind_parameter(at + 17, n.visibility.as_str())?;
-                    stmt.raw_bind_parameter(at + 18, &n.modifiers)?;
-                    stmt.raw_bind_parameter(at + 19, n.complexity)?;
-                    stmt.raw_bind_parameter(at + 20, &n.type_text)
+                |b, n| {
+                    b.set(1, n.id)?;
+                    b.set(2, n.file_id)?;
+                    b.set(3, &n.stable_id)?;
+                    b.set(4, n.kind.as_str())?;
+                    b.set(5, &n.name)?;
+                    b.set(6, &n.qname)?;
+                    b.set(7, &n.language)?;
+                    b.set(8, n.parent_id)?;
+                    b.set(9, n.span.start_line)?;
+                    b.set(10, n.span.start_col)?;
+                    b.set(11, n.span.end_line)?;
+                    b.set(12, n.span.end_col)?;
+                    b.set(13, n.span.start_byte)?;
+                    b.set(14, n.span.end_byte)?;
+                    b.set(15, &n.signature)?;
+                    b.set(16, &n.doc)?;
+                    b.set(17, n.visibility.as_str())?;
+                    b.set(18, &n.modifiers)?;
+                    b.set(19, n.complexity)?;
+                    b.set(20, &n.type_text)
                 },
             )?;
-            insert_rows(
+            crate::bulk::insert_rows(
+                &self.statements,
                 c,
                 "INSERT INTO refs(id, file_id, src_id, kind, name, receiver, implementor, line, col,
                    end_col)",
                 10,
                 ROWS_PER_INSERT,
                 batch.iter().flat_map(|b| &b.2),
-                |stmt, at, r| {
-                    stmt.raw_bind_parameter(at + 1, r.id)?;
-                    stmt.raw_bind_parameter(at + 2, r.file_id)?;
-                    stmt.raw_bind_parameter(at + 3, r.src_id)?;
-                    stmt.raw_bind_parameter(at + 4, r.kind.as_str())?;
-                    stmt.raw_bind_parameter(at + 5, &r.name)?;
-                    stmt.raw_bind_parameter(at + 6, &r.receiver)?;
-                    stmt.raw_bind_parameter(at + 7, &r.implementor)?;
-                    stmt.raw_bind_parameter(at + 8, r.line)?;
-                    stmt.raw_bind_parameter(at + 9, r.col)?;
-                    stmt.raw_bind_parameter(at + 10, r.end_col)
+                |b, r| {
+                    b.set(1, r.id)?;
+                    b.set(2, r.file_id)?;
+                    b.set(3, r.src_id)?;
+                    b.set(4, r.kind.as_str())?;
+                    b.set(5, &r.name)?;
+                    b.set(6, &r.receiver)?;
+                    b.set(7, &r.implementor)?;
+                    b.set(8, r.line)?;
+                    b.set(9, r.col)?;
+                    b.set(10, r.end_col)
                 },
             )?;
-            insert_rows(
+            crate::bulk::insert_rows(
+                &self.statements,
                 c,
                 "INSERT INTO imports(id, file_id, src_id, source, name, alias, wildcard, line, col)",
                 9,
                 ROWS_PER_INSERT,
                 batch.iter().flat_map(|b| &b.3),
-                |stmt, at, i| {
-                    stmt.raw_bind_parameter(at + 1, i.id)?;
-                    stmt.raw_bind_parameter(at + 2, i.file_id)?;
-                    stmt.raw_bind_parameter(at + 3, i.src_id)?;
-                    stmt.raw_bind_parameter(at + 4, &i.source)?;
-                    stmt.raw_bind_parameter(at + 5, &i.name)?;
-                    stmt.raw_bind_parameter(at + 6, &i.alias)?;
-                    stmt.raw_bind_parameter(at + 7, i.wildcard)?;
-                    stmt.raw_bind_parameter(at + 8, i.line)?;
-                    stmt.raw_bind_parameter(at + 9, i.col)
+                |b, i| {
+                    b.set(1, i.id)?;
+                    b.set(2, i.file_id)?;
+                    b.set(3, i.src_id)?;
+                    b.set(4, &i.source)?;
+                    b.set(5, &i.name)?;
+                    b.set(6, &i.alias)?;
+                    b.set(7, i.wildcard)?;
+                    b.set(8, i.line)?;
+                    b.set(9, i.col)
                 },
             )?;
-            insert_rows(
+            crate::bulk::insert_rows(
+                &self.statements,
                 c,
                 "INSERT INTO bindings(file_id, scope_id, name, type_text, value, line)",
                 6,
                 ROWS_PER_INSERT,
                 batch.iter().flat_map(|b| &b.4),
-                |stmt, at, b| {
-                    stmt.raw_bind_parameter(at + 1, b.file_id)?;
-                    stmt.raw_bind_parameter(at + 2, b.scope_id)?;
-                    stmt.raw_bind_parameter(at + 3, &b.name)?;
-                    stmt.raw_bind_parameter(at + 4, &b.type_text)?;
-                    stmt.raw_bind_parameter(at + 5, &b.value)?;
-                    stmt.raw_bind_parameter(at + 6, b.line)
+                |q, b| {
+                    q.set(1, b.file_id)?;
+                    q.set(2, b.scope_id)?;
+                    q.set(3, &b.name)?;
+                    q.set(4, &b.type_text)?;
+                    q.set(5, &b.value)?;
+                    q.set(6, b.line)
                 },
             )?;
             // Last: a statement that opens a savepoint (each multi-row insert above) makes every
             // virtual table already in the transaction write out its pending terms as a new
             // FTS5 segment.
-            insert_rows(
+            crate::bulk::insert_rows(
+                &self.statements,
                 c,
                 "INSERT INTO nodes_fts(rowid, name_tokens, qname_tokens, signature, doc)",
                 5,
                 1,
                 nodes(),
-                |stmt, at, n| {
+                |b, n| {
                     // The first 600 bytes of a doc comment are searched.
                     let doc: Option<&str> = n.doc.as_deref().map(|d| {
                         let mut end = d.len().min(600);
@@ -503,11 +512,11 @@ impl GenerationBuilder<'_> {
                         }
                         &d[..end]
                     });
-                    stmt.raw_bind_parameter(at + 1, n.id)?;
-                    stmt.raw_bind_parameter(at + 2, &n.name_tokens)?;
-                    stmt.raw_bind_parameter(at + 3, &n.qname_tokens)?;
-                    stmt.raw_bind_parameter(at + 4, &n.signature)?;
-                    stmt.raw_bind_parameter(at + 5, doc)
+                    b.set(1, n.id)?;
+                    b.set(2, &n.name_tokens)?;
+                    b.set(3, &n.qname_tokens)?;
+                    b.set(4, &n.signature)?;
+                    b.set(5, doc)
                 },
             )?;
             Ok(())
@@ -552,36 +561,38 @@ impl GenerationBuilder<'_> {
             .map(|u| set_of(u.file_id))
             .collect::<Result<Vec<i64>>>()?;
         self.store.in_write_tx(|c| {
-            insert_rows(
+            crate::bulk::insert_rows(
+                &self.statements,
                 c,
                 "INSERT INTO edges(set_id, src, dst, kind, provenance, confidence, rule, ref_id,
                    import_id)",
                 9,
                 ROWS_PER_INSERT,
                 edges.iter().zip(edge_sets),
-                |stmt, at, (e, set)| {
-                    stmt.raw_bind_parameter(at + 1, set)?;
-                    stmt.raw_bind_parameter(at + 2, e.src)?;
-                    stmt.raw_bind_parameter(at + 3, e.dst)?;
-                    stmt.raw_bind_parameter(at + 4, e.kind.as_str())?;
-                    stmt.raw_bind_parameter(at + 5, e.provenance.as_str())?;
-                    stmt.raw_bind_parameter(at + 6, e.confidence.as_str())?;
-                    stmt.raw_bind_parameter(at + 7, e.rule)?;
-                    stmt.raw_bind_parameter(at + 8, e.ref_id)?;
-                    stmt.raw_bind_parameter(at + 9, e.import_id)
+                |b, (e, set)| {
+                    b.set(1, set)?;
+                    b.set(2, e.src)?;
+                    b.set(3, e.dst)?;
+                    b.set(4, e.kind.as_str())?;
+                    b.set(5, e.provenance.as_str())?;
+                    b.set(6, e.confidence.as_str())?;
+                    b.set(7, e.rule)?;
+                    b.set(8, e.ref_id)?;
+                    b.set(9, e.import_id)
                 },
             )?;
-            insert_rows(
+            crate::bulk::insert_rows(
+                &self.statements,
                 c,
                 "INSERT OR REPLACE INTO unresolved(set_id, ref_id, reason, candidates)",
                 4,
                 ROWS_PER_INSERT,
                 unresolved.iter().zip(unresolved_sets),
-                |stmt, at, (u, set)| {
-                    stmt.raw_bind_parameter(at + 1, set)?;
-                    stmt.raw_bind_parameter(at + 2, u.ref_id)?;
-                    stmt.raw_bind_parameter(at + 3, u.reason)?;
-                    stmt.raw_bind_parameter(at + 4, u.candidates)
+                |b, (u, set)| {
+                    b.set(1, set)?;
+                    b.set(2, u.ref_id)?;
+                    b.set(3, u.reason)?;
+                    b.set(4, u.candidates)
                 },
             )?;
             Ok(())
@@ -884,45 +895,5 @@ impl Store {
     }
 }
 
-/// Rows per statement of [`insert_rows`] into an ordinary table.
+/// Rows per statement of `bulk::insert_rows` into an ordinary table.
 const ROWS_PER_INSERT: usize = 64;
-
-/// Inserts `rows` with `head` (`INSERT INTO t(a, b, ...)`, `columns` of them) as multi-row
-/// statements of `per` rows, the last few one row at a time. `bind(stmt, at, row)` binds one
-/// row's values at parameters `at + 1 ..= at + columns`. One statement per row spent as much in
-/// stepping and resetting the statement as in inserting; the rows and their order are the same
-/// either way. Not for FTS5 tables (`per` 1 there): a statement that may fail after its first
-/// row opens a savepoint, and FTS5 writes its pending terms out as a new segment at every
-/// savepoint (Django's FTS work more than doubled).
-fn insert_rows<T>(
-    c: &rusqlite::Connection,
-    head: &str,
-    columns: usize,
-    per: usize,
-    rows: impl IntoIterator<Item = T>,
-    bind: impl Fn(&mut rusqlite::Statement<'_>, usize, T) -> rusqlite::Result<()>,
-) -> rusqlite::Result<()> {
-    let values = |n: usize| {
-        let one = format!("({})", vec!["?"; columns].join(","));
-        format!("{head} VALUES {}", vec![one; n].join(","))
-    };
-    let mut many = c.prepare_cached(&values(per))?;
-    let mut pending: Vec<T> = Vec::with_capacity(per);
-    for row in rows {
-        pending.push(row);
-        if pending.len() == per {
-            for (i, row) in pending.drain(..).enumerate() {
-                bind(&mut many, i * columns, row)?;
-            }
-            many.raw_execute()?;
-        }
-    }
-    if !pending.is_empty() {
-        let mut one = c.prepare_cached(&values(1))?;
-        for row in pending {
-            bind(&mut one, 0, row)?;
-            one.raw_execute()?;
-        }
-    }
-    Ok(())
-}
