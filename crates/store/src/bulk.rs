@@ -279,7 +279,9 @@ mod tests {
     use super::*;
 
     fn rows(c: &Connection) -> Vec<(i64, Option<String>, bool)> {
-        let mut stmt = c.prepare("SELECT id, name, flag FROM t ORDER BY rowid").unwrap();
+        let mut stmt = c
+            .prepare("SELECT id, name, flag FROM t ORDER BY rowid")
+            .unwrap();
         stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
             .unwrap()
             .map(Result::unwrap)
