@@ -36,7 +36,7 @@ const ALIGN: usize = 16;
 /// Bytes before each block: its requested size, for `realloc`.
 const HEADER: usize = ALIGN;
 /// Bump chunks a thread keeps for its next arenas (their pages stay mapped: no page faults).
-const SPARE_CHUNKS: usize = 32;
+const SPARE_CHUNKS: usize = 16;
 
 thread_local! {
     /// The arena taking this thread's tree-sitter allocations (null: none, the base allocator).
