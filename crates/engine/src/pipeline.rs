@@ -464,6 +464,17 @@ pub fn index(
 
     // Resolver inputs gathered as files arrive.
     let mut inputs = ResolverInputs::default();
+    {
+        // Room for a first index's rows at once (our corpora have a reference per 50-115 bytes
+        // of source, a symbol per 300-430, a binding per 100-300), instead of doubling vectors
+        // of 100k entries on the writer thread. Capped: a large repository mostly reused, or
+        // one bigger than 2M references, grows them as before.
+        let bytes = usize::try_from(unreceived).unwrap_or(usize::MAX);
+        inputs.refs.reserve((bytes / 48).min(2 << 20));
+        inputs.symbols.reserve((bytes / 256).min(256 << 10));
+        inputs.bindings.reserve((bytes / 128).min(512 << 10));
+        inputs.files.reserve(walk.files.len());
+    }
     let mut book = RuleBook::default();
     let mut rule_for = |language: &Language| book.rule_for(language);
 

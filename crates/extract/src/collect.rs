@@ -141,9 +141,13 @@ fn collect_matches<'t>(
 fn collect_own<'t>(own: &Own, complexity: &[bool], tree: &'t Tree, text: &str) -> Raw<'t> {
     let counted = complexity.iter().any(|&k| k);
     let mut raw = Raw::default();
-    // About one reference per 50-60 bytes of source in our corpora: room for most files' at once
-    // instead of doubling the vector (and copying it) a dozen times.
-    raw.refs.reserve(text.len() / 64);
+    // Room for most files' raw items at once instead of doubling the vectors (and copying them)
+    // a dozen times. Before duplicates and lexical names are dropped, a median file of our
+    // corpora has one raw reference per 20 (TypeScript) to 110 (C) bytes, a binding per 65-260
+    // and a definition per 90-480; memory reserved and not used is never touched.
+    raw.refs.reserve(text.len() / 16);
+    raw.bindings.reserve(text.len() / 64);
+    raw.defs.reserve(text.len() / 128);
     let mut branches: Vec<(u32, u32)> = Vec::new();
     let program = &own.program;
     let (cut_short, flat) = own.program.run(
@@ -523,8 +527,10 @@ fn innermost_scopes<'t>(
 }
 
 fn dedup(raw: &mut Raw<'_>) {
-    // Definitions: one per node, lowest pattern index wins.
-    let mut best: FxHashMap<usize, usize> = FxHashMap::default();
+    // Definitions: one per node, lowest pattern index wins. (Maps and sets are sized up front:
+    // growing them was ~0.4 % of a TypeScript index's CPU.)
+    let mut best: FxHashMap<usize, usize> =
+        FxHashMap::with_capacity_and_hasher(raw.defs.len(), Default::default());
     for (i, def) in raw.defs.iter().enumerate() {
         best.entry(def.node.id())
             .and_modify(|j| {
@@ -543,8 +549,9 @@ fn dedup(raw: &mut Raw<'_>) {
         i += 1;
         keep[i - 1]
     });
+    // A node's end is computed from its subtree: once per definition, not per comparison.
     raw.defs
-        .sort_by_key(|d| (d.node.start_byte(), std::cmp::Reverse(d.node.end_byte())));
+        .sort_by_cached_key(|d| (d.node.start_byte(), std::cmp::Reverse(d.node.end_byte())));
     if !raw.typed.is_empty() {
         let typed: FxHashMap<usize, Node<'_>> = raw.typed.iter().copied().collect();
         for d in raw.defs.iter_mut().filter(|d| d.type_node.is_none()) {
@@ -558,7 +565,8 @@ fn dedup(raw: &mut Raw<'_>) {
         .iter()
         .filter_map(|d| d.name.map(|n| n.id()))
         .collect();
-    let mut best: FxHashMap<usize, usize> = FxHashMap::default();
+    let mut best: FxHashMap<usize, usize> =
+        FxHashMap::with_capacity_and_hasher(raw.refs.len(), Default::default());
     for (i, r) in raw.refs.iter().enumerate() {
         if def_names.contains(&r.name.id()) {
             continue;
@@ -598,7 +606,8 @@ fn dedup(raw: &mut Raw<'_>) {
     });
     raw.imports.sort_by_key(|imp| imp.node.start_byte());
     // Bindings: one per (name node, type, value); by position.
-    let mut seen = rustc_hash::FxHashSet::default();
+    let mut seen =
+        rustc_hash::FxHashSet::with_capacity_and_hasher(raw.bindings.len(), Default::default());
     raw.bindings.retain(|b| {
         seen.insert((
             b.name.id(),

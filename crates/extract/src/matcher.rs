@@ -205,9 +205,10 @@ impl Program {
         let mut candidates: Vec<(u32, u16)> = Vec::new();
         let mut ways: Vec<Way> = Vec::new();
         // The captures of every way, each way's a range of this one vector: no allocation per way.
-        let mut arena: Captures<'t> = Vec::new();
+        // A median file of our corpora has 0.3-1.1 captures and 0.17-0.5 matches per node.
+        let mut arena: Captures<'t> = Vec::with_capacity(flat.nodes.len() + flat.nodes.len() / 4);
         // (end node, start depth, pattern, way) of every match.
-        let mut found: Vec<(u32, u32, u32, Way)> = Vec::new();
+        let mut found: Vec<(u32, u32, u32, Way)> = Vec::with_capacity(flat.nodes.len() / 2);
         let mut search = Search {
             flat: &flat,
             caps: Vec::new(),
