@@ -988,6 +988,36 @@ pub fn index(
         step("inheritance");
         output.edges.extend(resolver.overrides());
         let resolver_ref = &resolver;
+        if no_scip {
+            // The rows to write, straight from each reference's resolution: each worker gathers
+            // its run's rows (in order), then the runs are appended in order. Nothing that only
+            // resolution needs outlives it (the references, the resolver's tables): a first
+            // index's peak memory is the rows plus what the store caches.
+            let runs: Vec<RowRun> = pool.install(|| {
+                r_refs
+                    .par_iter()
+                    .filter(|r| !done_ids.contains(&r.id))
+                    .fold(RowRun::default, |mut run, r| {
+                        run.push(resolve_guarded(resolver_ref, r), r.file, &node_file);
+                        run
+                    })
+                    .collect()
+            });
+            step("references");
+            free_behind(resolver);
+            // The references resolved before (inheritance): their files, for their rows.
+            let head_files: FxHashMap<i64, i64> = r_refs
+                .iter()
+                .filter(|r| done_ids.contains(&r.id))
+                .map(|r| (r.id, r.file))
+                .collect();
+            free_behind(r_refs);
+            let rows = pool.install(|| {
+                ResolvedRows::from_runs(output, &head_files, runs, &node_file, &all_files)
+            });
+            step("rows");
+            return (None, all_files, node_file, Vec::new(), Some(rows));
+        }
         // Each worker gathers its run of references' results (in order), then the runs are
         // appended in order: no vector per reference left to walk on one thread.
         let runs: Vec<resolve::Output> = pool.install(|| {
@@ -1001,6 +1031,7 @@ pub fn index(
                 .collect()
         });
         step("references");
+        free_behind(resolver);
         output
             .edges
             .reserve(runs.iter().map(|r| r.edges.len()).sum());
@@ -1012,36 +1043,28 @@ pub fn index(
             output.unresolved.extend(run.unresolved);
         }
         step("pushed");
-        // The rows to write are made here too, unless a SCIP index changes the output first.
-        let rows = no_scip.then(|| ResolvedRows::of(&output, &node_file, &r_refs, &all_files));
-        step("rows");
-        (output, all_files, node_file, r_refs, rows, resolver)
+        (Some(output), all_files, node_file, r_refs, None)
     };
-    let ((mut output, all_files, node_file, r_refs, rows, resolver), indexes) =
-        std::thread::scope(|scope| {
-            let t0 = Instant::now();
-            let resolution = scope.spawn(move || {
-                let r = resolution(r_files, r_symbols, r_refs, r_imports);
-                tracing::debug!(seconds = t0.elapsed().as_secs_f64(), "resolution done");
-                r
-            });
-            let indexes = builder.build_file_indexes();
-            tracing::debug!(seconds = t0.elapsed().as_secs_f64(), "file indexes built");
-            // The file tables are complete: their WAL pages go to the database while resolution
-            // and the edge writes go on.
-            builder.checkpoint_behind();
-            let resolved = resolution
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (resolved, indexes)
+    let ((output, all_files, node_file, r_refs, rows), indexes) = std::thread::scope(|scope| {
+        let t0 = Instant::now();
+        let resolution = scope.spawn(move || {
+            let r = resolution(r_files, r_symbols, r_refs, r_imports);
+            tracing::debug!(seconds = t0.elapsed().as_secs_f64(), "resolution done");
+            r
         });
-    // Freeing the resolver's tables takes ~30 ms on Django: done beside the writes that follow,
-    // which leave the other core idle.
-    let _ = std::thread::Builder::new()
-        .name("sextant-free".into())
-        .spawn(move || drop(resolver));
+        let indexes = builder.build_file_indexes();
+        tracing::debug!(seconds = t0.elapsed().as_secs_f64(), "file indexes built");
+        // The file tables are complete: their WAL pages go to the database while resolution
+        // and the edge writes go on.
+        builder.checkpoint_behind();
+        let resolved = resolution
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (resolved, indexes)
+    });
     indexes?;
     mark("resolve", &mut phases);
+    let mut output = output.unwrap_or_default();
     if let Some(index) = &scip_index {
         let generation = builder.generation;
         summary.scip = Some(crate::scip_merge::merge(
@@ -1067,7 +1090,7 @@ pub fn index(
     progress(Progress::Writing);
     // A file whose edges came out exactly as in the active generation shares that edge set:
     // only the sets that changed are written (a commit touching ten files writes ten sets).
-    let (edges, unresolved) = {
+    let (mut edges, unresolved) = {
         let previous: FxHashMap<i64, (i64, Option<i64>)> = if active != 0 && !options.full {
             builder
                 .store()
@@ -1098,10 +1121,10 @@ pub fn index(
         if shared.is_empty() {
             (edges, unresolved)
         } else {
-            let edges: Vec<EdgeRow> = edges
-                .into_iter()
-                .filter(|e| !shared.contains(&e.file_id))
-                .collect();
+            let mut edges = edges;
+            for run in &mut edges {
+                run.retain(|e| !shared.contains(&e.file_id));
+            }
             let unresolved: Vec<UnresolvedRow> = unresolved
                 .into_iter()
                 .filter(|u| !shared.contains(&u.file_id))
@@ -1109,8 +1132,11 @@ pub fn index(
             (edges, unresolved)
         }
     };
-    for chunk in edges.chunks(50_000) {
-        builder.write_resolution(chunk, &[])?;
+    // Each run's rows are freed once written.
+    for run in edges.drain(..) {
+        for chunk in run.chunks(50_000) {
+            builder.write_resolution(chunk, &[])?;
+        }
     }
     for chunk in unresolved.chunks(50_000) {
         builder.write_resolution(&[], chunk)?;
@@ -1283,11 +1309,68 @@ fn push(
     }
 }
 
+/// Drops `value` on a thread of its own: freeing the resolver's tables or a million references
+/// takes tens of milliseconds, which the work that follows need not wait for.
+fn free_behind<T: Send + 'static>(value: T) {
+    if let Err(e) = std::thread::Builder::new()
+        .name("sextant-free".into())
+        .spawn(move || drop(value))
+    {
+        tracing::debug!("no thread to free on ({e}): freed in place");
+    }
+}
+
+/// The rows one worker made from its run of references, in order.
+#[derive(Default)]
+struct RowRun {
+    edges: Vec<EdgeRow>,
+    unresolved: Vec<UnresolvedRow>,
+}
+
+impl RowRun {
+    /// Adds the rows of one reference of `file`.
+    fn push(
+        &mut self,
+        resolution: resolve::Resolution,
+        file: i64,
+        node_file: &FxHashMap<i64, i64>,
+    ) {
+        match resolution {
+            resolve::Resolution::Edges(edges) => self
+                .edges
+                .extend(edges.iter().map(|e| edge_row(e, node_file))),
+            resolve::Resolution::Unresolved(u) => self.unresolved.push(UnresolvedRow {
+                file_id: file,
+                ref_id: u.ref_id,
+                reason: u.reason,
+                candidates: u.candidates,
+            }),
+        }
+    }
+}
+
+/// An edge's row: its set is that of its source's file.
+fn edge_row(e: &resolve::Edge, node_file: &FxHashMap<i64, i64>) -> EdgeRow {
+    EdgeRow {
+        file_id: node_file.get(&e.src).copied().unwrap_or_default(),
+        src: e.src,
+        dst: e.dst,
+        kind: e.kind,
+        provenance: e.provenance,
+        confidence: e.confidence,
+        rule: e.rule,
+        ref_id: e.ref_id,
+        import_id: e.import_id,
+    }
+}
+
 /// What a run writes of its resolution: the edge and unresolved rows (unresolved ones in key
 /// order, so they append to the table's B-tree), each file's edge-set fingerprint in the order of
 /// `all_files`, and the summary's counts.
 struct ResolvedRows {
-    edges: Vec<EdgeRow>,
+    /// The edge rows in runs (in order): a resolution's runs are kept as they were made
+    /// rather than copied into one vector.
+    edges: Vec<Vec<EdgeRow>>,
     unresolved: Vec<UnresolvedRow>,
     hashes: Vec<i64>,
     edge_counts: FxHashMap<String, u64>,
@@ -1295,6 +1378,7 @@ struct ResolvedRows {
 }
 
 impl ResolvedRows {
+    /// The rows of a resolution's output (the references' files from `refs`).
     fn of(
         output: &resolve::Output,
         node_file: &FxHashMap<i64, i64>,
@@ -1305,19 +1389,9 @@ impl ResolvedRows {
         let edges: Vec<EdgeRow> = output
             .edges
             .iter()
-            .map(|e| EdgeRow {
-                file_id: node_file.get(&e.src).copied().unwrap_or_default(),
-                src: e.src,
-                dst: e.dst,
-                kind: e.kind,
-                provenance: e.provenance,
-                confidence: e.confidence,
-                rule: e.rule,
-                ref_id: e.ref_id,
-                import_id: e.import_id,
-            })
+            .map(|e| edge_row(e, node_file))
             .collect();
-        let mut unresolved: Vec<UnresolvedRow> = output
+        let unresolved: Vec<UnresolvedRow> = output
             .unresolved
             .iter()
             .map(|u| UnresolvedRow {
@@ -1327,36 +1401,91 @@ impl ResolvedRows {
                 candidates: u.candidates,
             })
             .collect();
-        let mut keys: FxHashMap<i64, (Vec<EdgeKey>, Vec<UnresolvedKey>)> = FxHashMap::default();
+        Self::finish(vec![edges], unresolved, all_files)
+    }
+
+    /// The rows of a resolution made as it went: `head` (imports, inheritance, overrides: the
+    /// files of its unresolved references in `head_files`), then the references' runs in order.
+    /// Each part is freed as soon as its rows are made; the rows equal [`ResolvedRows::of`]'s.
+    fn from_runs(
+        head: resolve::Output,
+        head_files: &FxHashMap<i64, i64>,
+        runs: Vec<RowRun>,
+        node_file: &FxHashMap<i64, i64>,
+        all_files: &[i64],
+    ) -> Self {
+        let mut edges: Vec<Vec<EdgeRow>> = Vec::with_capacity(runs.len() + 1);
+        let mut unresolved: Vec<UnresolvedRow> = Vec::with_capacity(
+            head.unresolved.len() + runs.iter().map(|r| r.unresolved.len()).sum::<usize>(),
+        );
+        edges.push(head.edges.iter().map(|e| edge_row(e, node_file)).collect());
+        unresolved.extend(head.unresolved.iter().map(|u| UnresolvedRow {
+            file_id: head_files.get(&u.ref_id).copied().unwrap_or_default(),
+            ref_id: u.ref_id,
+            reason: u.reason,
+            candidates: u.candidates,
+        }));
+        drop(head);
+        for run in runs {
+            edges.push(run.edges);
+            unresolved.extend(run.unresolved);
+        }
+        Self::finish(edges, unresolved, all_files)
+    }
+
+    /// Counts, fingerprints each file's set (one file's keys at a time) and puts the unresolved
+    /// rows in key order.
+    fn finish(
+        edges: Vec<Vec<EdgeRow>>,
+        mut unresolved: Vec<UnresolvedRow>,
+        all_files: &[i64],
+    ) -> Self {
         let mut by_kind: FxHashMap<(sextant_model::EdgeKind, sextant_model::Provenance), u64> =
             FxHashMap::default();
-        for e in &edges {
+        for e in edges.iter().flatten() {
             *by_kind.entry((e.kind, e.provenance)).or_default() += 1;
-            keys.entry(e.file_id).or_default().0.push((
-                e.ref_id,
-                e.import_id,
-                e.src,
-                e.dst,
-                e.kind,
-                e.provenance,
-                e.confidence,
-                e.rule,
-            ));
         }
         let mut unresolved_counts: FxHashMap<String, u64> = FxHashMap::default();
         for u in &unresolved {
             *unresolved_counts.entry(u.reason.to_string()).or_default() += 1;
-            keys.entry(u.file_id)
-                .or_default()
-                .1
-                .push((u.ref_id, u.reason, u.candidates));
         }
-        let hashes = all_files
+        let slot: FxHashMap<i64, usize> =
+            all_files.iter().enumerate().map(|(i, &f)| (f, i)).collect();
+        let edge_buckets = Buckets::of(
+            edges.iter().flatten().map(|e| e.file_id),
+            &slot,
+            all_files.len(),
+        );
+        // Where each run starts in the rows' order, to find a row by its index.
+        let run_starts: Vec<usize> = edges
             .iter()
-            .map(|file| {
-                let (mut e, mut u) = keys.remove(file).unwrap_or_default();
-                set_hash(&mut e, &mut u)
+            .scan(0, |at, run| {
+                let start = *at;
+                *at += run.len();
+                Some(start)
             })
+            .collect();
+        let edge_at = |i: usize| {
+            let run = run_starts.partition_point(|&start| start <= i) - 1;
+            &edges[run][i - run_starts[run]]
+        };
+        let unresolved_buckets =
+            Buckets::of(unresolved.iter().map(|u| u.file_id), &slot, all_files.len());
+        let hashes: Vec<i64> = (0..all_files.len())
+            .into_par_iter()
+            .map_init(
+                || (Vec::new(), Vec::new()),
+                |(e, u): &mut (Vec<EdgeKey>, Vec<UnresolvedKey>), file| {
+                    e.clear();
+                    e.extend(edge_buckets.rows(file).map(|i| edge_key(edge_at(i))));
+                    u.clear();
+                    u.extend(unresolved_buckets.rows(file).map(|i| {
+                        let x = &unresolved[i];
+                        (x.ref_id, x.reason, x.candidates)
+                    }));
+                    set_hash(e, u)
+                },
+            )
             .collect();
         unresolved.sort_unstable_by_key(|u| u.ref_id);
         let edge_counts = by_kind
@@ -1372,6 +1501,60 @@ impl ResolvedRows {
             edge_counts,
             unresolved_counts,
         }
+    }
+}
+
+/// An edge row as its set's fingerprint sees it.
+fn edge_key(e: &EdgeRow) -> EdgeKey {
+    (
+        e.ref_id,
+        e.import_id,
+        e.src,
+        e.dst,
+        e.kind,
+        e.provenance,
+        e.confidence,
+        e.rule,
+    )
+}
+
+/// Row indices grouped by the slot of their file (a stable counting sort): 4 bytes a row
+/// instead of a copy of every row's key.
+struct Buckets {
+    order: Vec<u32>,
+    /// `ends[b]`: where bucket `b` ends in `order` (and `b + 1` starts).
+    ends: Vec<usize>,
+}
+
+impl Buckets {
+    /// Rows of a file without a slot go after the `n` buckets, in none of them.
+    fn of(files: impl Iterator<Item = i64>, slot: &FxHashMap<i64, usize>, n: usize) -> Self {
+        let bucket_of: Vec<u32> = files
+            .map(|f| slot.get(&f).copied().unwrap_or(n) as u32)
+            .collect();
+        let mut next = vec![0usize; n + 1];
+        for &b in &bucket_of {
+            next[b as usize] += 1;
+        }
+        let mut at = 0;
+        for count in next.iter_mut() {
+            let c = *count;
+            *count = at;
+            at += c;
+        }
+        let mut order = vec![0u32; bucket_of.len()];
+        for (row, &b) in bucket_of.iter().enumerate() {
+            order[next[b as usize]] = row as u32;
+            next[b as usize] += 1;
+        }
+        next.truncate(n);
+        Buckets { order, ends: next }
+    }
+
+    /// The rows of bucket `b`, in order.
+    fn rows(&self, b: usize) -> impl Iterator<Item = usize> + '_ {
+        let start = if b == 0 { 0 } else { self.ends[b - 1] };
+        self.order[start..self.ends[b]].iter().map(|&i| i as usize)
     }
 }
 
@@ -1825,19 +2008,6 @@ mod tests {
     use super::*;
     use sextant_model::{Confidence, EdgeKind, Provenance, RefKind};
 
-    fn edge_key(e: &EdgeRow) -> EdgeKey {
-        (
-            e.ref_id,
-            e.import_id,
-            e.src,
-            e.dst,
-            e.kind,
-            e.provenance,
-            e.confidence,
-            e.rule,
-        )
-    }
-
     /// The rows keep the resolver's edge order, sort unresolved rows by reference, give each row
     /// its file, and fingerprint each file from exactly its own rows (as a plain per-file
     /// computation does), whatever order the rows came in.
@@ -1898,6 +2068,7 @@ mod tests {
         let got: Vec<(i64, i64, i64)> = rows
             .edges
             .iter()
+            .flatten()
             .map(|e| (e.src, e.dst, e.file_id))
             .collect();
         assert_eq!(got, expected);
@@ -1917,6 +2088,7 @@ mod tests {
             let mut e: Vec<EdgeKey> = rows
                 .edges
                 .iter()
+                .flatten()
                 .filter(|x| x.file_id == *file)
                 .map(edge_key)
                 .collect();
@@ -1933,5 +2105,61 @@ mod tests {
         assert_eq!(rows.edge_counts["reads/inferred"], 300);
         assert_eq!(rows.unresolved_counts["external"], 100);
         assert_eq!(rows.unresolved_counts["no_candidates"], 100);
+
+        // The same resolution made as it went: a head (imports, inheritance) and runs of
+        // references (one of them empty) give the same rows, in the same order.
+        let ref_file: FxHashMap<i64, i64> = refs.iter().map(|r| (r.id, r.file)).collect();
+        let head = resolve::Output {
+            edges: output.edges[..100].to_vec(),
+            unresolved: output.unresolved[..10].to_vec(),
+        };
+        let head_files: FxHashMap<i64, i64> = head
+            .unresolved
+            .iter()
+            .map(|u| (u.ref_id, ref_file[&u.ref_id]))
+            .collect();
+        let run = |edges: &[resolve::Edge], unresolved: &[resolve::Unresolved]| RowRun {
+            edges: edges.iter().map(|e| edge_row(e, &node_file)).collect(),
+            unresolved: unresolved
+                .iter()
+                .map(|u| UnresolvedRow {
+                    file_id: ref_file[&u.ref_id],
+                    ref_id: u.ref_id,
+                    reason: u.reason,
+                    candidates: u.candidates,
+                })
+                .collect(),
+        };
+        let runs = vec![
+            run(&output.edges[100..350], &output.unresolved[10..90]),
+            run(&[], &[]),
+            run(&output.edges[350..], &output.unresolved[90..]),
+        ];
+        let made = ResolvedRows::from_runs(head, &head_files, runs, &node_file, &all_files);
+        let flat =
+            |r: &ResolvedRows| -> Vec<EdgeKey> { r.edges.iter().flatten().map(edge_key).collect() };
+        assert_eq!(flat(&made), flat(&rows));
+        let unresolved_of = |r: &ResolvedRows| -> Vec<(i64, i64, &str)> {
+            r.unresolved
+                .iter()
+                .map(|u| (u.file_id, u.ref_id, u.reason))
+                .collect()
+        };
+        assert_eq!(unresolved_of(&made), unresolved_of(&rows));
+        assert_eq!(made.hashes, rows.hashes);
+        assert_eq!(made.edge_counts, rows.edge_counts);
+        assert_eq!(made.unresolved_counts, rows.unresolved_counts);
+    }
+
+    #[test]
+    fn buckets_keep_row_order_and_leave_unknown_files_out() {
+        let slot: FxHashMap<i64, usize> = [(7, 0), (5, 1), (9, 2)].into_iter().collect();
+        // Rows of files 5, 7, 4 (no slot) and none of 9, interleaved.
+        let files = [5, 7, 4, 5, 7, 7, 4, 5];
+        let b = Buckets::of(files.iter().copied(), &slot, 3);
+        let rows = |bucket| b.rows(bucket).collect::<Vec<_>>();
+        assert_eq!(rows(0), vec![1, 4, 5]);
+        assert_eq!(rows(1), vec![0, 3, 7]);
+        assert_eq!(rows(2), Vec::<usize>::new());
     }
 }
