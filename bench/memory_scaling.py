@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""How peak memory and throughput grow with the repository: `bench/memory_scaling.py`.
+
+Builds three monorepos of real, distinct code from pinned registry packages (hard links under
+`bench/corpora/_scaling/`, no copies):
+
+  s1: Django 5.1.4 (Python, 18 MB of source)
+  s2: s1 + SymPy 1.13.3 (Python, 44 MB)
+  s3: s2 + tokio, effect, redis (the other corpora of `bench/run.py`) and seven crates
+      (bevy_ecs, wgpu-core, rustls, regex-automata, syn, hyper, clap_builder): 73 MB
+
+and indexes each (`sextant index --full --json`, a fresh `SEXTANT_HOME` per run), sampling the
+process's `/proc/PID/status` every 20 ms for its peak resident memory (`VmRSS`), split into
+anonymous memory (`RssAnon`: Sextant's own heap, SQLite's page cache) and file pages (`RssFile`:
+the binary and the database's memory map, which the kernel can drop). Each stage reports the
+median over `--runs` (default 1) and the slope of peak memory against source size (MiB per MB,
+least squares over the stages): what a repository ten times larger would need.
+
+Duplicating one corpus would not do: identical modules make every name ambiguous and multiply
+the edges (4 copies of Django: 10x the edges of one).
+
+Options: `--runs N`, `--stages s1,s2`, `--skip-download`. Writes `bench/out/memory-scaling.json`
+(the figures, the machine, the commit, the binary's SHA-256)."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import run as base  # noqa: E402  (the corpora's download, check and extraction)
+
+SCALING = base.CORPORA / "_scaling"
+
+EXTRA: dict[str, dict] = {
+    "sympy": {
+        "language": "python",
+        "version": "1.13.3",
+        "fetch": "pip",
+        "package": "sympy",
+        "archive": "sympy-1.13.3.tar.gz",
+        "sha256": "b27fd2c6530e0ab39e275fc9b683895367e51d5da91baa8d3d64db2565fec4d9",
+        "subdir": None,
+        "keep": None,
+    },
+}
+CRATES = {
+    "bevy_ecs": ("0.14.2", "9ee4222406637f3c8e3991a99788cfcde76097bf997c311f1b6297364057483f"),
+    "wgpu-core": ("22.1.0", "0348c840d1051b8e86c3bcd31206080c5e71e5933dabd79be1ce732b0b2f089a"),
+    "rustls": ("0.23.16", "eee87ff5d9b36712a58574e12e9f0ea80f915a5b0ac518d322b24a465617925e"),
+    "regex-automata": ("0.4.9", "809e8dc61f6de73b46c85f4c96486310fe304c434cfa43669d7b40f711150908"),
+    "syn": ("2.0.87", "25aa4ce346d03a6dcd68dd8b4010bcb74e54e62c90c573f394c46eae99aba32d"),
+    "hyper": ("1.5.0", "bbbff0a806a4728c99295b254c8838933b5b082d75e3cb70c8dab21fdfbcfa9a"),
+    "clap_builder": ("4.5.20", "19bc80abd44e4bed93ca373a0704ccbd1b710dc5749406201bb018272808dc54"),
+}
+for crate, (version, digest) in CRATES.items():
+    EXTRA[crate] = {
+        "language": "rust",
+        "version": version,
+        "fetch": "crate",
+        "package": crate,
+        "archive": f"{crate}-{version}.crate",
+        "sha256": digest,
+        "subdir": None,
+        "keep": None,
+    }
+
+STAGES = {
+    "s1": ["django"],
+    "s2": ["django", "sympy"],
+    "s3": ["django", "sympy", "tokio", "effect", "redis", *CRATES],
+}
+
+
+def spec_of(name: str) -> dict:
+    return base.SPECS.get(name) or EXTRA[name]
+
+
+def corpus(name: str, download: bool) -> Path:
+    spec = spec_of(name)
+    if download:
+        return base.extract(name, spec, base.fetch(name, spec))
+    path = base.corpus_dir(name, spec)
+    if not path.is_dir():
+        raise SystemExit(f"{name}: {path} is missing (run without --skip-download)")
+    return path
+
+
+def link_tree(src: Path, dest: Path) -> None:
+    """`dest` mirrors `src` with hard links (a copy where linking fails)."""
+    for dirpath, _dirs, files in os.walk(src):
+        out = dest / Path(dirpath).relative_to(src)
+        out.mkdir(parents=True, exist_ok=True)
+        for f in files:
+            s = Path(dirpath) / f
+            if s.is_symlink():
+                continue
+            try:
+                os.link(s, out / f)
+            except OSError:
+                shutil.copy2(s, out / f)
+
+
+def build_stage(stage: str, names: list[str], download: bool) -> Path:
+    dest = SCALING / stage
+    stamp = SCALING / f".{stage}.parts"
+    parts = "\n".join(f"{n} {spec_of(n)['sha256']}" for n in names)
+    if dest.is_dir() and stamp.exists() and stamp.read_text() == parts:
+        return dest
+    shutil.rmtree(dest, ignore_errors=True)
+    for name in names:
+        src = corpus(name, download)
+        base.log(f"[{stage}] linking {src.name}")
+        link_tree(src, dest / src.name)
+    stamp.write_text(parts)
+    return dest
+
+
+def sample_memory(pid: int, peaks: dict, stop: threading.Event) -> None:
+    while not stop.is_set():
+        try:
+            fields = {}
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                key = line.split(":", 1)[0]
+                if key in ("VmRSS", "RssAnon", "RssFile"):
+                    fields[key] = int(line.split()[1]) / 1024
+            if "VmRSS" in fields and fields["VmRSS"] > peaks.get("rss", 0):
+                peaks["rss"] = fields["VmRSS"]
+                peaks["anon_at_peak"] = fields.get("RssAnon", 0)
+                peaks["file_at_peak"] = fields.get("RssFile", 0)
+            peaks["anon"] = max(peaks.get("anon", 0), fields.get("RssAnon", 0))
+        except (OSError, ValueError):
+            pass
+        stop.wait(0.02)
+
+
+def index_once(binary: Path, directory: Path) -> dict:
+    home = tempfile.mkdtemp(prefix="sextant-scaling-")
+    try:
+        env = dict(os.environ, SEXTANT_HOME=home)
+        started = time.monotonic()
+        p = subprocess.Popen([str(binary), "index", "--json", "--full", str(directory)],
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        peaks: dict = {}
+        stop = threading.Event()
+        sampler = threading.Thread(target=sample_memory, args=(p.pid, peaks, stop))
+        sampler.start()
+        out, err = p.communicate()
+        stop.set()
+        sampler.join()
+        if p.returncode != 0:
+            raise SystemExit(f"index of {directory} failed ({p.returncode}): {err[-2000:]}")
+        s = json.loads(out)
+        return {
+            "wall_seconds": s["wall_seconds"],
+            "process_wall_seconds": time.monotonic() - started,
+            "bytes": s["bytes"],
+            "files": s["files"]["indexed"],
+            "symbols": s["symbols"],
+            "references": s["references"],
+            "edges": base.edges_total(s),
+            "peak_rss_mib": round(peaks.get("rss", 0), 1),
+            "anon_at_peak_mib": round(peaks.get("anon_at_peak", 0), 1),
+            "file_at_peak_mib": round(peaks.get("file_at_peak", 0), 1),
+            "peak_anon_mib": round(peaks.get("anon", 0), 1),
+            "phases": s.get("phases"),
+        }
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def slope(points: list[tuple[float, float]]) -> float | None:
+    if len(points) < 2:
+        return None
+    mx = statistics.fmean(x for x, _ in points)
+    my = statistics.fmean(y for _, y in points)
+    den = sum((x - mx) ** 2 for x, _ in points)
+    return sum((x - mx) * (y - my) for x, y in points) / den if den else None
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--stages", default=",".join(STAGES))
+    ap.add_argument("--skip-download", action="store_true")
+    ap.add_argument("--binary", default=str(base.ROOT / "target" / "release" / "sextant"))
+    args = ap.parse_args()
+    stages = [s for s in args.stages.split(",") if s]
+    for s in stages:
+        if s not in STAGES:
+            raise SystemExit(f"unknown stage {s!r} (known: {', '.join(STAGES)})")
+    binary = Path(args.binary)
+    if not binary.exists():
+        raise SystemExit(f"{binary} is missing: cargo build --release -p sextant-cli")
+    snap = Path(tempfile.mkdtemp(prefix="sextant-scaling-bin-"))
+    copy = snap / "sextant"
+    shutil.copy2(binary, copy)
+    results = []
+    for stage in stages:
+        directory = build_stage(stage, STAGES[stage], not args.skip_download)
+        runs = []
+        for i in range(args.runs):
+            r = index_once(copy, directory)
+            base.log(f"[{stage}] run {i + 1}/{args.runs}: {r['bytes'] / 1e6:.1f} MB in "
+                     f"{r['wall_seconds']:.2f} s ({r['bytes'] / 1e6 / r['wall_seconds']:.2f} MB/s), "
+                     f"peak RSS {r['peak_rss_mib']:.0f} MiB (anonymous {r['anon_at_peak_mib']:.0f})")
+            runs.append(r)
+        med = lambda k: statistics.median(r[k] for r in runs)  # noqa: E731
+        results.append({
+            "stage": stage,
+            "parts": STAGES[stage],
+            "mb": round(runs[0]["bytes"] / 1e6, 2),
+            "files": runs[0]["files"],
+            "symbols": runs[0]["symbols"],
+            "references": runs[0]["references"],
+            "edges": runs[0]["edges"],
+            "wall_seconds_median": round(med("wall_seconds"), 3),
+            "mb_per_second_median": round(runs[0]["bytes"] / 1e6 / med("wall_seconds"), 2),
+            "peak_rss_mib_median": round(med("peak_rss_mib"), 1),
+            "peak_anon_mib_median": round(med("peak_anon_mib"), 1),
+            "runs": runs,
+        })
+    report = {
+        "stages": results,
+        "peak_rss_mib_per_source_mb": slope([(r["mb"], r["peak_rss_mib_median"]) for r in results]),
+        "peak_anon_mib_per_source_mb": slope([(r["mb"], r["peak_anon_mib_median"]) for r in results]),
+        "machine": base.machine_info() | {"loadavg": base.loadavg()},
+        "commit": subprocess.run(["git", "-C", str(base.ROOT), "rev-parse", "HEAD"],
+                                 capture_output=True, text=True).stdout.strip() or None,
+        "binary_sha256": base.sha256(copy),
+    }
+    shutil.rmtree(snap, ignore_errors=True)
+    base.OUT.mkdir(parents=True, exist_ok=True)
+    out = base.OUT / "memory-scaling.json"
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    print("| stage | MB | files | refs | edges | wall s | MB/s | peak RSS MiB | peak anonymous MiB |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in results:
+        print(f"| {r['stage']} | {r['mb']:.1f} | {r['files']:,} | {r['references']:,} | "
+              f"{r['edges']:,} | {r['wall_seconds_median']:.2f} | {r['mb_per_second_median']:.2f} | "
+              f"{r['peak_rss_mib_median']:.0f} | {r['peak_anon_mib_median']:.0f} |")
+    for key in ("peak_rss_mib_per_source_mb", "peak_anon_mib_per_source_mb"):
+        if report[key] is not None:
+            print(f"{key}: {report[key]:.2f}")
+    print(f"wrote {out.relative_to(base.ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
