@@ -1084,7 +1084,7 @@ pub fn index(
         unresolved_counts,
     } = match rows {
         Some(rows) => rows,
-        None => ResolvedRows::of(&output, &node_file, &r_refs, &all_files),
+        None => pool.install(|| ResolvedRows::of(&output, &node_file, &r_refs, &all_files)),
     };
     options.check_cancel()?;
     progress(Progress::Writing);
