@@ -11,7 +11,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use sextant_lang::{Language, Registry};
-use sextant_model::{FileFacts, NodeKind, Visibility, stable_id};
+use sextant_model::{FileFacts, NodeKind, RefKind, Visibility, stable_id};
 use sextant_resolve as resolve;
 use sextant_store::{
     BindingRow, EdgeRow, FileVersionRow, GenFile, ImportRow, NewNode, RefRow, Store, UnresolvedRow,
@@ -463,14 +463,21 @@ pub fn index(
     builder.begin_bulk()?;
 
     // Resolver inputs gathered as files arrive.
-    let mut inputs = ResolverInputs::default();
+    // Without a SCIP index (whose merge needs every reference's result at once), references
+    // are read back from the store for resolution instead of being kept in memory.
+    let mut inputs = ResolverInputs {
+        streamed: scip_index.is_none(),
+        ..ResolverInputs::default()
+    };
     {
         // Room for a first index's rows at once (our corpora have a reference per 50-115 bytes
         // of source, a symbol per 300-430, a binding per 100-300), instead of doubling vectors
         // of 100k entries on the writer thread. Capped: a large repository mostly reused, or
         // one bigger than 2M references, grows them as before.
         let bytes = usize::try_from(unreceived).unwrap_or(usize::MAX);
-        inputs.refs.reserve((bytes / 48).min(2 << 20));
+        if !inputs.streamed {
+            inputs.refs.reserve((bytes / 48).min(2 << 20));
+        }
         inputs.symbols.reserve((bytes / 256).min(256 << 10));
         inputs.bindings.reserve((bytes / 128).min(512 << 10));
         inputs.files.reserve(walk.files.len());
@@ -851,15 +858,16 @@ pub fn index(
     phases.push(("extract.writer_rows".into(), rows_seconds));
     phases.push(("extract.writer_sql".into(), sql_seconds));
 
+    let streamed = inputs.streamed;
+    let mut ref_ranges = std::mem::take(&mut inputs.ref_ranges);
     let ResolverInputs {
         files: mut r_files,
         symbols: mut r_symbols,
         refs: mut r_refs,
         imports: mut r_imports,
         bindings: mut r_bindings,
+        ..
     } = inputs;
-
-    // Reused versions: load what resolution needs.
     if !reused.is_empty() {
         let reused_ids: rustc_hash::FxHashSet<i64> = reused.iter().map(|(id, _)| *id).collect();
         let sextant_store::Reused {
@@ -867,7 +875,9 @@ pub fn index(
             refs,
             imports,
             bindings,
-        } = builder.load_reused()?;
+            ref_ranges: reused_ranges,
+        } = builder.load_reused(!streamed)?;
+        ref_ranges.extend(reused_ranges);
         for f in previous
             .values()
             .flatten()
@@ -906,15 +916,7 @@ pub fn index(
             type_text: b.type_text,
             value: b.value,
         }));
-        r_refs.extend(refs.into_iter().map(|r| resolve::Ref {
-            id: r.id,
-            file: r.file_id,
-            src: r.src_id,
-            kind: r.kind,
-            name: r.name,
-            receiver: r.receiver,
-            implementor: r.implementor,
-        }));
+        r_refs.extend(refs.into_iter().map(resolve_ref));
         r_imports.extend(imports.into_iter().map(|i| resolve::Imp {
             id: i.id,
             file: i.file_id,
@@ -926,221 +928,227 @@ pub fn index(
         }));
     }
     summary.symbols = r_symbols.len() as u64;
-    summary.references = r_refs.len() as u64;
+    summary.references = if streamed {
+        ref_ranges.iter().map(|r| r.count).sum()
+    } else {
+        r_refs.len() as u64
+    };
     summary.imports = r_imports.len() as u64;
     mark("load", &mut phases);
 
     // Resolve.
     options.check_cancel()?;
     progress(Progress::Resolving {
-        references: r_refs.len() as u64,
+        references: summary.references,
     });
-    // Resolution (sorting its inputs included) runs in memory on the worker pool while this
-    // thread builds the file-version indexes of a bulk load: the two overlap instead of adding up.
-    let no_scip = scip_index.is_none();
-    let resolution = |mut r_files: Vec<resolve::FileCtx>,
-                      mut r_symbols: Vec<resolve::Symbol>,
-                      mut r_refs: Vec<resolve::Ref>,
-                      mut r_imports: Vec<resolve::Imp>| {
-        let t_step = std::cell::Cell::new(Instant::now());
-        let step = |name: &str| {
-            tracing::debug!(
-                step = name,
-                seconds = t_step.get().elapsed().as_secs_f64(),
-                "resolution step"
-            );
-            t_step.set(Instant::now());
-        };
-        // Resolution must not depend on the order in which files arrived from the workers: feed
-        // it in path order (ids inside a file follow the source order).
-        r_files.sort_by(|a, b| a.path.cmp(&b.path));
-        let all_files: Vec<i64> = r_files.iter().map(|f| f.id).collect();
-        let rank: FxHashMap<i64, usize> =
-            r_files.iter().enumerate().map(|(i, f)| (f.id, i)).collect();
-        let rank_of = |file: i64| rank.get(&file).copied().unwrap_or(usize::MAX);
-        r_symbols.sort_by_cached_key(|s| (rank_of(s.file), s.id));
-        r_refs.sort_by_cached_key(|r| (rank_of(r.file), r.id));
-        r_imports.sort_by_cached_key(|i| (rank_of(i.file), i.id));
-        // Each edge belongs to the edge set of its source node's file; each unresolved reference
-        // to its own file's.
-        let mut node_file: FxHashMap<i64, i64> = FxHashMap::with_capacity_and_hasher(
-            r_symbols.len() + r_files.len(),
-            Default::default(),
-        );
-        node_file.extend(r_files.iter().map(|f| (f.node, f.id)));
-        node_file.extend(r_symbols.iter().map(|s| (s.id, s.file)));
-        step("sorted");
-        let mut resolver = resolve::Resolver::new(r_files, r_symbols, book.rules)
-            .with_bindings(r_bindings)
-            .with_packages(npm_packages);
-        step("tables");
-        let mut output = resolve::Output {
-            edges: resolver.resolve_imports(&r_imports),
-            unresolved: Vec::new(),
-        };
-        step("imports");
-        resolver.link_out_of_line_members();
-        let inherited = resolver.resolve_inheritance(&r_refs);
-        let done_ids: rustc_hash::FxHashSet<i64> = inherited.iter().map(|(id, _)| *id).collect();
-        for (_, r) in inherited {
-            resolve::push(&mut output, r);
-        }
-        step("inheritance");
-        output.edges.extend(resolver.overrides());
-        let resolver_ref = &resolver;
-        if no_scip {
-            // The rows to write, straight from each reference's resolution: each worker gathers
-            // its run's rows (in order), then the runs are appended in order. Nothing that only
-            // resolution needs outlives it (the references, the resolver's tables): a first
-            // index's peak memory is the rows plus what the store caches.
-            let runs: Vec<RowRun> = pool.install(|| {
-                r_refs
-                    .par_iter()
-                    .filter(|r| !done_ids.contains(&r.id))
-                    .fold(RowRun::default, |mut run, r| {
-                        run.push(resolve_guarded(resolver_ref, r), r.file, &node_file);
-                        run
-                    })
-                    .collect()
-            });
-            step("references");
-            free_behind(resolver);
-            // The references resolved before (inheritance): their files, for their rows.
-            let head_files: FxHashMap<i64, i64> = r_refs
-                .iter()
-                .filter(|r| done_ids.contains(&r.id))
-                .map(|r| (r.id, r.file))
-                .collect();
-            free_behind(r_refs);
-            let rows = pool.install(|| {
-                ResolvedRows::from_runs(output, &head_files, runs, &node_file, &all_files)
-            });
-            step("rows");
-            return (None, all_files, node_file, Vec::new(), Some(rows));
-        }
-        // Each worker gathers its run of references' results (in order), then the runs are
-        // appended in order: no vector per reference left to walk on one thread.
-        let runs: Vec<resolve::Output> = pool.install(|| {
-            r_refs
-                .par_iter()
-                .filter(|r| !done_ids.contains(&r.id))
-                .fold(resolve::Output::default, |mut run, r| {
-                    resolve::push(&mut run, resolve_guarded(resolver_ref, r));
-                    run
-                })
-                .collect()
-        });
-        step("references");
-        free_behind(resolver);
-        output
-            .edges
-            .reserve(runs.iter().map(|r| r.edges.len()).sum());
-        output
-            .unresolved
-            .reserve(runs.iter().map(|r| r.unresolved.len()).sum());
-        for run in runs {
-            output.edges.extend(run.edges);
-            output.unresolved.extend(run.unresolved);
-        }
-        step("pushed");
-        (Some(output), all_files, node_file, r_refs, None)
-    };
-    let ((output, all_files, node_file, r_refs, rows), indexes) = std::thread::scope(|scope| {
-        let t0 = Instant::now();
-        let resolution = scope.spawn(move || {
-            let r = resolution(r_files, r_symbols, r_refs, r_imports);
-            tracing::debug!(seconds = t0.elapsed().as_secs_f64(), "resolution done");
-            r
-        });
-        let indexes = builder.build_file_indexes();
-        tracing::debug!(seconds = t0.elapsed().as_secs_f64(), "file indexes built");
-        // The file tables are complete: their WAL pages go to the database while resolution
-        // and the edge writes go on.
-        builder.checkpoint_behind();
-        let resolved = resolution
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (resolved, indexes)
-    });
-    indexes?;
-    mark("resolve", &mut phases);
-    let mut output = output.unwrap_or_default();
-    if let Some(index) = &scip_index {
-        let generation = builder.generation;
-        summary.scip = Some(crate::scip_merge::merge(
-            builder.store(),
-            generation,
-            index,
-            &mut output,
-        )?);
-        mark("scip", &mut phases);
-    }
-
-    let ResolvedRows {
-        edges,
-        unresolved,
-        hashes,
-        edge_counts: mut counted_edges,
-        unresolved_counts,
-    } = match rows {
-        Some(rows) => rows,
-        None => pool.install(|| ResolvedRows::of(&output, &node_file, &r_refs, &all_files)),
-    };
-    options.check_cancel()?;
-    progress(Progress::Writing);
-    // A file whose edges came out exactly as in the active generation shares that edge set:
+    // Resolution must not depend on the order in which files arrived from the workers: it is fed
+    // in path order (ids inside a file follow the source order).
+    r_files.sort_by(|a, b| a.path.cmp(&b.path));
+    let all_files: Vec<i64> = r_files.iter().map(|f| f.id).collect();
+    // A file whose edges come out exactly as in the active generation shares that edge set:
     // only the sets that changed are written (a commit touching ten files writes ten sets).
-    let (mut edges, unresolved) = {
-        let previous: FxHashMap<i64, (i64, Option<i64>)> = if active != 0 && !options.full {
-            builder
-                .store()
-                .generation_set_hashes(active)?
-                .into_iter()
-                .map(|(f, s, h)| (f, (s, h)))
+    let previous_sets: FxHashMap<i64, (i64, Option<i64>)> = if active != 0 && !options.full {
+        builder
+            .store()
+            .generation_set_hashes(active)?
+            .into_iter()
+            .map(|(f, s, h)| (f, (s, h)))
+            .collect()
+    } else {
+        FxHashMap::default()
+    };
+    let mut sets = SetRecord::new(&previous_sets);
+    let rules = book.rules;
+    let tables = move |inheritance: &mut [resolve::Ref]| {
+        prepare_resolver(
+            r_files,
+            r_symbols,
+            inheritance,
+            r_imports,
+            r_bindings,
+            rules,
+            npm_packages,
+        )
+    };
+    let (edge_counts, unresolved_counts) = if streamed {
+        // References are read back from the store a batch of files at a time (path order),
+        // resolved on the pool and written as each batch comes back: memory holds the
+        // resolver's tables and a few batches, not every reference and every edge row.
+        let batches = ref_batches(&all_files, &ref_ranges);
+        let ranges: FxHashMap<i64, sextant_store::RefRange> =
+            ref_ranges.into_iter().map(|r| (r.file_id, r)).collect();
+        let batch_ranges = |b: usize| -> Vec<sextant_store::RefRange> {
+            all_files[batches[b].clone()]
+                .iter()
+                .filter_map(|f| ranges.get(f).copied())
                 .collect()
-        } else {
-            FxHashMap::default()
         };
-        let mut record = Vec::with_capacity(all_files.len());
-        let mut shared: rustc_hash::FxHashSet<i64> = rustc_hash::FxHashSet::default();
-        for (&file, &hash) in all_files.iter().zip(&hashes) {
-            match previous.get(&file) {
-                Some(&(set, Some(h))) if h == hash => {
-                    record.push((file, set, Some(hash)));
-                    shared.insert(file);
-                }
-                _ => {
-                    if let Some(set) = builder.edge_set(file) {
-                        record.push((file, set, Some(hash)));
+        let mut counts = Counts::default();
+        let all_files = &all_files;
+        let batches = &batches;
+        let pool = &pool;
+        let leftover = std::thread::scope(|scope| -> Result<RowRun> {
+            let (ask, asked) = crossbeam_channel::unbounded::<(usize, Vec<resolve::Ref>)>();
+            let (answer, answers) = crossbeam_channel::unbounded::<(usize, ResolvedRows)>();
+            let t0 = Instant::now();
+            let resolution = scope.spawn(move || {
+                // Only the inheritance clauses are in memory (see `absorb_rows`).
+                let prepared = tables(&mut r_refs);
+                free_behind(r_refs);
+                tracing::debug!(seconds = t0.elapsed().as_secs_f64(), "resolver ready");
+                let Prepared {
+                    resolver,
+                    head,
+                    done,
+                    node_file,
+                } = prepared;
+                let mut head = head_rows(head, &done, &node_file);
+                for (b, refs) in asked {
+                    let rows = pool.install(|| {
+                        let runs: Vec<RowRun> = refs
+                            .par_iter()
+                            .filter(|r| !done.contains_key(&r.id))
+                            .fold(RowRun::default, |mut run, r| {
+                                run.push(resolve_guarded(&resolver, r), r.file, &node_file);
+                                run
+                            })
+                            .collect();
+                        batch_rows(&mut head, runs, &all_files[batches[b].clone()])
+                    });
+                    free_behind(refs);
+                    if answer.send((b, rows)).is_err() {
+                        break;
                     }
                 }
+                tracing::debug!(seconds = t0.elapsed().as_secs_f64(), "references resolved");
+                free_behind((resolver, node_file, done));
+                // Rows of no file of this generation (none are expected): written at the
+                // end, where they fail as any row of an unknown file does.
+                let mut leftover = RowRun::default();
+                for (_, run) in head {
+                    leftover.edges.extend(run.edges);
+                    leftover.unresolved.extend(run.unresolved);
+                }
+                leftover
+            });
+            let mut next = 0;
+            let mut in_flight = 0;
+            let mut send_next = |builder: &mut sextant_store::GenerationBuilder,
+                                 in_flight: &mut usize|
+             -> Result<()> {
+                if next < batches.len() {
+                    let refs = builder.read_refs(&batch_ranges(next))?;
+                    let refs: Vec<resolve::Ref> = refs.into_iter().map(resolve_ref).collect();
+                    // A send fails only when the resolution thread is gone (it panicked): the
+                    // join below says why.
+                    let _ = ask.send((next, refs));
+                    next += 1;
+                    *in_flight += 1;
+                }
+                Ok(())
+            };
+            // The first batches are read before the file indexes are built, so that their
+            // resolution overlaps with the build.
+            for _ in 0..IN_FLIGHT {
+                send_next(&mut builder, &mut in_flight)?;
             }
-        }
-        builder.record_sets(&record)?;
-        summary.sets_shared = shared.len() as u64;
-        if shared.is_empty() {
-            (edges, unresolved)
-        } else {
-            let mut edges = edges;
-            for run in &mut edges {
-                run.retain(|e| !shared.contains(&e.file_id));
+            builder.build_file_indexes()?;
+            tracing::debug!(seconds = t0.elapsed().as_secs_f64(), "file indexes built");
+            // The file tables are complete: their pages go to the database while resolution
+            // and the edge writes go on.
+            builder.checkpoint_behind();
+            while in_flight > 0 {
+                options.check_cancel()?;
+                let Ok((b, rows)) = answers.recv() else {
+                    break;
+                };
+                in_flight -= 1;
+                send_next(&mut builder, &mut in_flight)?;
+                write_rows(
+                    &mut builder,
+                    rows,
+                    &all_files[batches[b].clone()],
+                    &mut sets,
+                    &mut counts,
+                )?;
             }
-            let unresolved: Vec<UnresolvedRow> = unresolved
-                .into_iter()
-                .filter(|u| !shared.contains(&u.file_id))
-                .collect();
-            (edges, unresolved)
-        }
-    };
-    // Each run's rows are freed once written.
-    for run in edges.drain(..) {
-        for chunk in run.chunks(50_000) {
+            drop(ask);
+            let leftover = resolution
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            tracing::debug!(seconds = t0.elapsed().as_secs_f64(), "rows written");
+            Ok(leftover)
+        })?;
+        for chunk in leftover.edges.chunks(50_000) {
             builder.write_resolution(chunk, &[])?;
         }
-    }
-    for chunk in unresolved.chunks(50_000) {
-        builder.write_resolution(&[], chunk)?;
-    }
+        if !leftover.unresolved.is_empty() {
+            builder.write_resolution(&[], &leftover.unresolved)?;
+        }
+        mark("resolve", &mut phases);
+        (counts.edges, counts.unresolved)
+    } else {
+        // With a SCIP index the whole output is kept: the merge below needs it.
+        let pool = &pool;
+        let ((prepared, r_refs), indexes) = std::thread::scope(|scope| {
+            let t0 = Instant::now();
+            let resolution = scope.spawn(move || {
+                let Prepared {
+                    resolver,
+                    mut head,
+                    done,
+                    node_file,
+                } = tables(&mut r_refs);
+                let resolver_ref = &resolver;
+                let runs: Vec<resolve::Output> = pool.install(|| {
+                    r_refs
+                        .par_iter()
+                        .filter(|r| !done.contains_key(&r.id))
+                        .fold(resolve::Output::default, |mut run, r| {
+                            resolve::push(&mut run, resolve_guarded(resolver_ref, r));
+                            run
+                        })
+                        .collect()
+                });
+                free_behind(resolver);
+                for run in runs {
+                    head.edges.extend(run.edges);
+                    head.unresolved.extend(run.unresolved);
+                }
+                tracing::debug!(seconds = t0.elapsed().as_secs_f64(), "resolution done");
+                ((head, node_file), r_refs)
+            });
+            let indexes = builder.build_file_indexes();
+            builder.checkpoint_behind();
+            let resolved = resolution
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (resolved, indexes)
+        });
+        indexes?;
+        let (mut output, node_file) = prepared;
+        mark("resolve", &mut phases);
+        if let Some(index) = &scip_index {
+            let generation = builder.generation;
+            summary.scip = Some(crate::scip_merge::merge(
+                builder.store(),
+                generation,
+                index,
+                &mut output,
+            )?);
+            mark("scip", &mut phases);
+        }
+        let rows = pool.install(|| ResolvedRows::of(&output, &node_file, &r_refs, &all_files));
+        drop((output, node_file, r_refs));
+        options.check_cancel()?;
+        progress(Progress::Writing);
+        let mut counts = Counts::default();
+        write_rows(&mut builder, rows, &all_files, &mut sets, &mut counts)?;
+        (counts.edges, counts.unresolved)
+    };
+    builder.record_sets(&sets.record)?;
+    summary.sets_shared = sets.shared;
+    let mut counted_edges = edge_counts;
     // The resolution's rows go to the database while their indexes are built.
     builder.checkpoint_behind();
     let mut skipped: Vec<(String, &'static str, u64)> = walk
@@ -1404,35 +1412,6 @@ impl ResolvedRows {
         Self::finish(vec![edges], unresolved, all_files)
     }
 
-    /// The rows of a resolution made as it went: `head` (imports, inheritance, overrides: the
-    /// files of its unresolved references in `head_files`), then the references' runs in order.
-    /// Each part is freed as soon as its rows are made; the rows equal [`ResolvedRows::of`]'s.
-    fn from_runs(
-        head: resolve::Output,
-        head_files: &FxHashMap<i64, i64>,
-        runs: Vec<RowRun>,
-        node_file: &FxHashMap<i64, i64>,
-        all_files: &[i64],
-    ) -> Self {
-        let mut edges: Vec<Vec<EdgeRow>> = Vec::with_capacity(runs.len() + 1);
-        let mut unresolved: Vec<UnresolvedRow> = Vec::with_capacity(
-            head.unresolved.len() + runs.iter().map(|r| r.unresolved.len()).sum::<usize>(),
-        );
-        edges.push(head.edges.iter().map(|e| edge_row(e, node_file)).collect());
-        unresolved.extend(head.unresolved.iter().map(|u| UnresolvedRow {
-            file_id: head_files.get(&u.ref_id).copied().unwrap_or_default(),
-            ref_id: u.ref_id,
-            reason: u.reason,
-            candidates: u.candidates,
-        }));
-        drop(head);
-        for run in runs {
-            edges.push(run.edges);
-            unresolved.extend(run.unresolved);
-        }
-        Self::finish(edges, unresolved, all_files)
-    }
-
     /// Counts, fingerprints each file's set (one file's keys at a time) and puts the unresolved
     /// rows in key order.
     fn finish(
@@ -1501,6 +1480,249 @@ impl ResolvedRows {
             edge_counts,
             unresolved_counts,
         }
+    }
+}
+
+/// References resolved per batch in a first index's streaming resolution: about this many
+/// (whole files) are read from the store, resolved and written at a time.
+const REF_BATCH: u64 = 1 << 16;
+/// Batches read ahead of the writer: the first ones are resolved while the file indexes are
+/// built, and the pool resolves the next one while the writer writes.
+const IN_FLIGHT: usize = 3;
+
+/// What every reference's resolution reads, built once the read phase is over: the resolver's
+/// tables, and the results that come before the references' (imports, inheritance clauses,
+/// overrides).
+struct Prepared {
+    resolver: resolve::Resolver,
+    head: resolve::Output,
+    /// The references resolved in `head` (inheritance clauses), with their files.
+    done: FxHashMap<i64, i64>,
+    /// The file of every node: each edge belongs to the edge set of its source's file.
+    node_file: FxHashMap<i64, i64>,
+}
+
+/// Builds the resolver from files in path order and resolves what comes before the references:
+/// imports, out-of-line members, the inheritance clauses among `refs` (sorted here, with the
+/// symbols and imports, in path order then id order), overrides.
+fn prepare_resolver(
+    files: Vec<resolve::FileCtx>,
+    mut symbols: Vec<resolve::Symbol>,
+    refs: &mut [resolve::Ref],
+    mut imports: Vec<resolve::Imp>,
+    bindings: Vec<resolve::Bind>,
+    rules: Vec<resolve::LangRules>,
+    npm_packages: NpmPackages,
+) -> Prepared {
+    let t_step = std::cell::Cell::new(Instant::now());
+    let step = |name: &str| {
+        tracing::debug!(
+            step = name,
+            seconds = t_step.get().elapsed().as_secs_f64(),
+            "resolution step"
+        );
+        t_step.set(Instant::now());
+    };
+    let rank: FxHashMap<i64, usize> = files.iter().enumerate().map(|(i, f)| (f.id, i)).collect();
+    let rank_of = |file: i64| rank.get(&file).copied().unwrap_or(usize::MAX);
+    symbols.sort_by_cached_key(|s| (rank_of(s.file), s.id));
+    refs.sort_by_cached_key(|r| (rank_of(r.file), r.id));
+    imports.sort_by_cached_key(|i| (rank_of(i.file), i.id));
+    let mut node_file: FxHashMap<i64, i64> =
+        FxHashMap::with_capacity_and_hasher(symbols.len() + files.len(), Default::default());
+    node_file.extend(files.iter().map(|f| (f.node, f.id)));
+    node_file.extend(symbols.iter().map(|s| (s.id, s.file)));
+    step("sorted");
+    let mut resolver = resolve::Resolver::new(files, symbols, rules)
+        .with_bindings(bindings)
+        .with_packages(npm_packages);
+    step("tables");
+    let mut head = resolve::Output {
+        edges: resolver.resolve_imports(&imports),
+        unresolved: Vec::new(),
+    };
+    free_behind(imports);
+    step("imports");
+    resolver.link_out_of_line_members();
+    let clause_file: FxHashMap<i64, i64> = refs
+        .iter()
+        .filter(|r| matches!(r.kind, RefKind::Inherit | RefKind::Implement))
+        .map(|r| (r.id, r.file))
+        .collect();
+    let mut done = FxHashMap::default();
+    for (id, r) in resolver.resolve_inheritance(refs) {
+        done.insert(id, clause_file.get(&id).copied().unwrap_or_default());
+        resolve::push(&mut head, r);
+    }
+    step("inheritance");
+    head.edges.extend(resolver.overrides());
+    step("overrides");
+    Prepared {
+        resolver,
+        head,
+        done,
+        node_file,
+    }
+}
+
+/// The rows of the results that come before the references' ([`Prepared::head`]), by file.
+fn head_rows(
+    head: resolve::Output,
+    done: &FxHashMap<i64, i64>,
+    node_file: &FxHashMap<i64, i64>,
+) -> FxHashMap<i64, RowRun> {
+    let mut by_file: FxHashMap<i64, RowRun> = FxHashMap::default();
+    for e in &head.edges {
+        let row = edge_row(e, node_file);
+        by_file.entry(row.file_id).or_default().edges.push(row);
+    }
+    for u in head.unresolved {
+        let file_id = done.get(&u.ref_id).copied().unwrap_or_default();
+        by_file
+            .entry(file_id)
+            .or_default()
+            .unresolved
+            .push(UnresolvedRow {
+                file_id,
+                ref_id: u.ref_id,
+                reason: u.reason,
+                candidates: u.candidates,
+            });
+    }
+    by_file
+}
+
+/// The rows of one batch of `files`: their rows in `head` (taken out of it), then `runs`, the
+/// rows of their references in order. A reference's edges start at its enclosing definition,
+/// in its own file, so each file's fingerprint is complete once its batch is.
+fn batch_rows(head: &mut FxHashMap<i64, RowRun>, runs: Vec<RowRun>, files: &[i64]) -> ResolvedRows {
+    let mut edges: Vec<Vec<EdgeRow>> = Vec::with_capacity(runs.len() + 1);
+    let mut first = Vec::new();
+    let mut unresolved = Vec::new();
+    for file in files {
+        if let Some(run) = head.remove(file) {
+            first.extend(run.edges);
+            unresolved.extend(run.unresolved);
+        }
+    }
+    edges.push(first);
+    for run in runs {
+        edges.push(run.edges);
+        unresolved.extend(run.unresolved);
+    }
+    ResolvedRows::finish(edges, unresolved, files)
+}
+
+/// Batches of files (ranges of `files`, in order) of about [`REF_BATCH`] references each.
+fn ref_batches(files: &[i64], ranges: &[sextant_store::RefRange]) -> Vec<std::ops::Range<usize>> {
+    let count: FxHashMap<i64, u64> = ranges.iter().map(|r| (r.file_id, r.count)).collect();
+    let mut batches = Vec::new();
+    let mut start = 0;
+    let mut n = 0;
+    for (i, file) in files.iter().enumerate() {
+        n += count.get(file).copied().unwrap_or_default();
+        if n >= REF_BATCH {
+            batches.push(start..i + 1);
+            start = i + 1;
+            n = 0;
+        }
+    }
+    if start < files.len() || batches.is_empty() {
+        batches.push(start..files.len());
+    }
+    batches
+}
+
+/// The edge sets a run records: each file's new set with its fingerprint, or the active
+/// generation's set when the file's rows came out identical (shared: nothing is written).
+struct SetRecord<'p> {
+    previous: &'p FxHashMap<i64, (i64, Option<i64>)>,
+    record: Vec<(i64, i64, Option<i64>)>,
+    shared: u64,
+}
+
+impl<'p> SetRecord<'p> {
+    fn new(previous: &'p FxHashMap<i64, (i64, Option<i64>)>) -> Self {
+        SetRecord {
+            previous,
+            record: Vec::new(),
+            shared: 0,
+        }
+    }
+}
+
+/// The summary's counts of edges (`kind/provenance`) and unresolved references (by reason).
+#[derive(Default)]
+struct Counts {
+    edges: FxHashMap<String, u64>,
+    unresolved: FxHashMap<String, u64>,
+}
+
+/// Writes the rows of `files` (the files `rows` fingerprints, in order), except those of a file
+/// that shares its set with the active generation; each run is freed once written.
+fn write_rows(
+    builder: &mut sextant_store::GenerationBuilder,
+    rows: ResolvedRows,
+    files: &[i64],
+    sets: &mut SetRecord,
+    counts: &mut Counts,
+) -> Result<()> {
+    let ResolvedRows {
+        edges,
+        unresolved,
+        hashes,
+        edge_counts,
+        unresolved_counts,
+    } = rows;
+    for (key, n) in edge_counts {
+        *counts.edges.entry(key).or_default() += n;
+    }
+    for (key, n) in unresolved_counts {
+        *counts.unresolved.entry(key).or_default() += n;
+    }
+    let mut shared: rustc_hash::FxHashSet<i64> = rustc_hash::FxHashSet::default();
+    for (&file, &hash) in files.iter().zip(&hashes) {
+        match sets.previous.get(&file) {
+            Some(&(set, Some(h))) if h == hash => {
+                sets.record.push((file, set, Some(hash)));
+                shared.insert(file);
+            }
+            _ => {
+                if let Some(set) = builder.edge_set(file) {
+                    sets.record.push((file, set, Some(hash)));
+                }
+            }
+        }
+    }
+    sets.shared += shared.len() as u64;
+    for mut run in edges {
+        if !shared.is_empty() {
+            run.retain(|e| !shared.contains(&e.file_id));
+        }
+        for chunk in run.chunks(50_000) {
+            builder.write_resolution(chunk, &[])?;
+        }
+    }
+    let mut unresolved = unresolved;
+    if !shared.is_empty() {
+        unresolved.retain(|u| !shared.contains(&u.file_id));
+    }
+    for chunk in unresolved.chunks(50_000) {
+        builder.write_resolution(&[], chunk)?;
+    }
+    Ok(())
+}
+
+/// A stored reference as the resolver takes it.
+fn resolve_ref(r: sextant_store::ResolveRef) -> resolve::Ref {
+    resolve::Ref {
+        id: r.id,
+        file: r.file_id,
+        src: r.src_id,
+        kind: r.kind,
+        name: r.name,
+        receiver: r.receiver,
+        implementor: r.implementor,
     }
 }
 
@@ -1751,6 +1973,10 @@ pub(crate) struct ResolverInputs {
     pub(crate) refs: Vec<resolve::Ref>,
     pub(crate) imports: Vec<resolve::Imp>,
     pub(crate) bindings: Vec<resolve::Bind>,
+    /// References stay in the store: `refs` keeps only the inheritance clauses (resolved before
+    /// the others) and `ref_ranges` where each file's references are.
+    pub(crate) streamed: bool,
+    pub(crate) ref_ranges: Vec<sextant_store::RefRange>,
 }
 
 /// Turns one extracted file into rows (allocating ids), moving its facts; the file's resolver
@@ -1956,15 +2182,31 @@ pub(crate) fn absorb_rows(batch: &mut Vec<FileBatch>, inputs: &mut ResolverInput
                     type_text: n.type_text,
                 }),
         );
-        inputs.refs.extend(refs.into_iter().map(|r| resolve::Ref {
-            id: r.id,
-            file: r.file_id,
-            src: r.src_id,
-            kind: r.kind,
-            name: r.name,
-            receiver: r.receiver,
-            implementor: r.implementor,
-        }));
+        if inputs.streamed
+            && let (Some(first), Some(last)) = (refs.first(), refs.last())
+        {
+            // A file's references have consecutive ids (see `file_rows`).
+            inputs.ref_ranges.push(sextant_store::RefRange {
+                file_id: first.file_id,
+                first: first.id,
+                last: last.id,
+                count: refs.len() as u64,
+            });
+        }
+        let streamed = inputs.streamed;
+        inputs.refs.extend(
+            refs.into_iter()
+                .filter(|r| !streamed || matches!(r.kind, RefKind::Inherit | RefKind::Implement))
+                .map(|r| resolve::Ref {
+                    id: r.id,
+                    file: r.file_id,
+                    src: r.src_id,
+                    kind: r.kind,
+                    name: r.name,
+                    receiver: r.receiver,
+                    implementor: r.implementor,
+                }),
+        );
         inputs
             .imports
             .extend(imports.into_iter().map(|i| resolve::Imp {
@@ -2106,49 +2348,112 @@ mod tests {
         assert_eq!(rows.unresolved_counts["external"], 100);
         assert_eq!(rows.unresolved_counts["no_candidates"], 100);
 
-        // The same resolution made as it went: a head (imports, inheritance) and runs of
-        // references (one of them empty) give the same rows, in the same order.
+        // The same resolution made a batch of files at a time: a head (imports, inheritance)
+        // by file, then each batch's references in runs (one of them empty). Each file gets
+        // the same fingerprint, and all the rows and counts come out the same.
         let ref_file: FxHashMap<i64, i64> = refs.iter().map(|r| (r.id, r.file)).collect();
         let head = resolve::Output {
             edges: output.edges[..100].to_vec(),
             unresolved: output.unresolved[..10].to_vec(),
         };
-        let head_files: FxHashMap<i64, i64> = head
+        let done: FxHashMap<i64, i64> = head
             .unresolved
             .iter()
             .map(|u| (u.ref_id, ref_file[&u.ref_id]))
             .collect();
-        let run = |edges: &[resolve::Edge], unresolved: &[resolve::Unresolved]| RowRun {
-            edges: edges.iter().map(|e| edge_row(e, &node_file)).collect(),
+        let mut by_file = head_rows(head, &done, &node_file);
+        let run = |file: i64, edges: &[resolve::Edge], unresolved: &[resolve::Unresolved]| RowRun {
+            edges: edges
+                .iter()
+                .filter(|e| node_file[&e.src] == file)
+                .map(|e| edge_row(e, &node_file))
+                .collect(),
             unresolved: unresolved
                 .iter()
+                .filter(|u| ref_file[&u.ref_id] == file)
                 .map(|u| UnresolvedRow {
-                    file_id: ref_file[&u.ref_id],
+                    file_id: file,
                     ref_id: u.ref_id,
                     reason: u.reason,
                     candidates: u.candidates,
                 })
                 .collect(),
         };
-        let runs = vec![
-            run(&output.edges[100..350], &output.unresolved[10..90]),
-            run(&[], &[]),
-            run(&output.edges[350..], &output.unresolved[90..]),
-        ];
-        let made = ResolvedRows::from_runs(head, &head_files, runs, &node_file, &all_files);
-        let flat =
-            |r: &ResolvedRows| -> Vec<EdgeKey> { r.edges.iter().flatten().map(edge_key).collect() };
-        assert_eq!(flat(&made), flat(&rows));
-        let unresolved_of = |r: &ResolvedRows| -> Vec<(i64, i64, &str)> {
-            r.unresolved
-                .iter()
-                .map(|u| (u.file_id, u.ref_id, u.reason))
-                .collect()
+        let batches: Vec<ResolvedRows> = [(&[12, 11][..], 11), (&[10][..], 10)]
+            .into_iter()
+            .map(|(files, file)| {
+                let runs = vec![
+                    run(file, &output.edges[100..350], &output.unresolved[10..90]),
+                    run(file, &[], &[]),
+                    run(file, &output.edges[350..], &output.unresolved[90..]),
+                ];
+                batch_rows(&mut by_file, runs, files)
+            })
+            .collect();
+        assert!(by_file.is_empty(), "head rows left: {:?}", by_file.keys());
+        let hashes: Vec<i64> = batches.iter().flat_map(|b| b.hashes.clone()).collect();
+        assert_eq!(hashes, rows.hashes);
+        let sorted_edges = |r: &mut dyn Iterator<Item = &EdgeRow>| -> Vec<(i64, EdgeKey)> {
+            let mut v: Vec<(i64, EdgeKey)> = r.map(|e| (e.file_id, edge_key(e))).collect();
+            v.sort_unstable();
+            v
         };
-        assert_eq!(unresolved_of(&made), unresolved_of(&rows));
-        assert_eq!(made.hashes, rows.hashes);
-        assert_eq!(made.edge_counts, rows.edge_counts);
-        assert_eq!(made.unresolved_counts, rows.unresolved_counts);
+        assert_eq!(
+            sorted_edges(&mut batches.iter().flat_map(|b| b.edges.iter().flatten())),
+            sorted_edges(&mut rows.edges.iter().flatten())
+        );
+        let mut unresolved: Vec<(i64, i64, &str)> = batches
+            .iter()
+            .flat_map(|b| b.unresolved.iter().map(|u| (u.file_id, u.ref_id, u.reason)))
+            .collect();
+        unresolved.sort_unstable_by_key(|u| u.1);
+        let expected: Vec<(i64, i64, &str)> = rows
+            .unresolved
+            .iter()
+            .map(|u| (u.file_id, u.ref_id, u.reason))
+            .collect();
+        assert_eq!(unresolved, expected);
+        for batch in &batches {
+            let ids: Vec<i64> = batch.unresolved.iter().map(|u| u.ref_id).collect();
+            assert!(
+                ids.windows(2).all(|w| w[0] < w[1]),
+                "a batch's unresolved rows not by reference"
+            );
+        }
+        let mut counts = Counts::default();
+        for b in &batches {
+            for (k, n) in &b.edge_counts {
+                *counts.edges.entry(k.clone()).or_default() += n;
+            }
+            for (k, n) in &b.unresolved_counts {
+                *counts.unresolved.entry(k.clone()).or_default() += n;
+            }
+        }
+        assert_eq!(counts.edges, rows.edge_counts);
+        assert_eq!(counts.unresolved, rows.unresolved_counts);
+    }
+
+    /// Batches end after the file that brings them to [`REF_BATCH`] references; files without
+    /// references belong to a batch too, and an empty repository has one empty batch.
+    #[test]
+    fn ref_batches_cover_every_file_once_in_order() {
+        let range = |file_id, count| sextant_store::RefRange {
+            file_id,
+            first: 0,
+            last: 0,
+            count,
+        };
+        let files = [5, 3, 9, 1, 7];
+        let ranges = [
+            range(5, REF_BATCH - 1),
+            range(3, 1),
+            range(9, 2 * REF_BATCH),
+            range(7, 4),
+        ];
+        assert_eq!(ref_batches(&files, &ranges), vec![0..2, 2..3, 3..5]);
+        assert_eq!(ref_batches(&files, &[]), vec![0..5]);
+        assert_eq!(ref_batches(&[], &[]), vec![0..0]);
+        assert_eq!(ref_batches(&[9], &[range(9, REF_BATCH)]), vec![0..1]);
     }
 
     #[test]

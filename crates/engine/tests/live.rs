@@ -247,19 +247,34 @@ fn dump(home: &Path, root: &Path) -> (Vec<String>, Vec<String>, u64) {
 }
 
 fn check_equal(live_home: &Path, root: &Path, step: &str) {
+    check_equal_homes(&[("live", live_home)], root, step);
+}
+
+/// Each home's index of `root` against a full index made now.
+fn check_equal_homes(homes: &[(&str, &Path)], root: &Path, step: &str) {
     let full_home = tempfile::tempdir().unwrap();
     let mut o = options(full_home.path());
     o.full = true;
     sextant_engine::index(root, &o, &|_| {}).unwrap();
-    let live = dump(live_home, root);
     let full = dump(full_home.path(), root);
+    for (name, home) in homes {
+        let step = format!("{step} ({name})");
+        check_dump(&dump(home, root), &full, &step);
+    }
+}
+
+fn check_dump(
+    live: &(Vec<String>, Vec<String>, u64),
+    full: &(Vec<String>, Vec<String>, u64),
+    step: &str,
+) {
     if live != full {
         let only_live: Vec<&String> = live.0.iter().filter(|e| !full.0.contains(e)).collect();
         let only_full: Vec<&String> = full.0.iter().filter(|e| !live.0.contains(e)).collect();
         let u_live: Vec<&String> = live.1.iter().filter(|e| !full.1.contains(e)).collect();
         let u_full: Vec<&String> = full.1.iter().filter(|e| !live.1.contains(e)).collect();
         panic!(
-            "after {step}: live index differs from a full index\n only live: {only_live:#?}\n only full: {only_full:#?}\n unresolved only live: {u_live:#?}\n unresolved only full: {u_full:#?}\n symbols {} vs {}",
+            "after {step}: the index differs from a full index\n only live: {only_live:#?}\n only full: {only_full:#?}\n unresolved only live: {u_live:#?}\n unresolved only full: {u_full:#?}\n symbols {} vs {}",
             live.2, full.2
         );
     }
@@ -282,6 +297,8 @@ fn run_sequence(seed: u64, steps: usize) {
     git(&root, &["commit", "-qm", "init"]);
     let mut live = LiveIndex::open(&root, &options(home.path())).unwrap();
     check_equal(home.path(), &root, "open");
+    let pipeline_home = tempfile::tempdir().unwrap();
+    sextant_engine::index(&root, &options(pipeline_home.path()), &|_| {}).unwrap();
     let mut branch = 0;
     for step in 0..steps {
         let mut changed: Vec<PathBuf> = Vec::new();
@@ -405,8 +422,15 @@ fn run_sequence(seed: u64, steps: usize) {
                 "seed {seed} step {step} ({what}): not patched: {u:?}"
             );
         }
-        check_equal(
-            home.path(),
+        // The CLI's incremental index of the same tree (references read back from the store
+        // for the files it reuses, unchanged edge sets shared) equals it too.
+        sextant_engine::index(&root, &options(pipeline_home.path()), &|_| {})
+            .unwrap_or_else(|e| panic!("seed {seed} step {step} ({what}): {e}"));
+        check_equal_homes(
+            &[
+                ("live", home.path()),
+                ("incremental index", pipeline_home.path()),
+            ],
             &root,
             &format!("seed {seed} step {step} ({what})"),
         );

@@ -43,7 +43,9 @@ pub use search_filters::{
 };
 pub use stat_cache::StatRow;
 pub use workspaces::{WORKSPACE_STATUS, WorkspaceFileRow, WorkspaceRow};
-pub use write::{BASELINE_COMMITS, FileBatch, GenFile, GenerationBuilder, IdRanges, Reused};
+pub use write::{
+    BASELINE_COMMITS, FileBatch, GenFile, GenerationBuilder, IdRanges, RefRange, Reused,
+};
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

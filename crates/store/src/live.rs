@@ -114,12 +114,7 @@ impl Store {
         use sextant_model::{NodeKind, RefKind};
         let c = &self.conn;
         let run = || -> rusqlite::Result<crate::Reused> {
-            let mut out = crate::Reused {
-                nodes: Vec::new(),
-                refs: Vec::new(),
-                imports: Vec::new(),
-                bindings: Vec::new(),
-            };
+            let mut out = crate::Reused::default();
             let mut nodes = c.prepare_cached(
                 "SELECT id, file_id, kind, name, qname, parent_id, modifiers, type_text
                  FROM nodes WHERE file_id = ?1 ORDER BY id",

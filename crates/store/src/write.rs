@@ -19,9 +19,22 @@ pub const BASELINE_COMMITS: usize = 5;
 #[derive(Debug, Default)]
 pub struct Reused {
     pub nodes: Vec<ResolveNode>,
+    /// All the references, or only the inheritance clauses (see [`GenerationBuilder::load_reused`]).
     pub refs: Vec<ResolveRef>,
     pub imports: Vec<ResolveImport>,
     pub bindings: Vec<BindingRow>,
+    /// Where each file's references are, when they were left in the store.
+    pub ref_ranges: Vec<RefRange>,
+}
+
+/// Where one file version's references are in the `refs` table: ids `first..=last`, `count` of
+/// them (each file's references get consecutive ids when it is written).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RefRange {
+    pub file_id: i64,
+    pub first: i64,
+    pub last: i64,
+    pub count: u64,
 }
 
 pub type FileBatch = (
@@ -599,9 +612,44 @@ impl GenerationBuilder<'_> {
         })
     }
 
-    /// Loads what the resolver needs of the file versions this generation reuses.
-    pub fn load_reused(&self) -> Result<Reused> {
-        self.store.load_facts(self.generation, self.first.file)
+    /// Loads what the resolver needs of the file versions this generation reuses. With
+    /// `all_refs` false, only their inheritance clauses are loaded and the others stay in the
+    /// store, where [`GenerationBuilder::read_refs`] finds them by their `ref_ranges`.
+    pub fn load_reused(&self, all_refs: bool) -> Result<Reused> {
+        self.store
+            .load_facts(self.generation, self.first.file, all_refs)
+    }
+
+    /// Reads the references of the given ranges, in order (the range's file's only).
+    pub fn read_refs(&self, ranges: &[RefRange]) -> Result<Vec<ResolveRef>> {
+        let c = &self.store.conn;
+        let run = || -> rusqlite::Result<Vec<ResolveRef>> {
+            let mut stmt = c.prepare_cached(
+                "SELECT id, file_id, src_id, kind, name, receiver, implementor
+                 FROM refs WHERE id BETWEEN ?1 AND ?2 AND file_id = ?3 ORDER BY id",
+            )?;
+            let mut out = Vec::with_capacity(ranges.iter().map(|r| r.count as usize).sum());
+            for range in ranges {
+                let rows =
+                    stmt.query_map(params![range.first, range.last, range.file_id], |r| {
+                        let kind: String = r.get(3)?;
+                        Ok(ResolveRef {
+                            id: r.get(0)?,
+                            file_id: r.get(1)?,
+                            src_id: r.get(2)?,
+                            kind: RefKind::parse(&kind).unwrap_or(RefKind::Read),
+                            name: r.get(4)?,
+                            receiver: r.get(5)?,
+                            implementor: r.get(6)?,
+                        })
+                    })?;
+                for row in rows {
+                    out.push(row?);
+                }
+            }
+            Ok(out)
+        };
+        run().map_err(|e| self.store.err(e))
     }
 }
 
@@ -609,11 +657,13 @@ impl Store {
     /// What the resolver needs of every file version of a generation (the live index loads a
     /// published generation with it).
     pub fn generation_facts(&self, generation: i64) -> Result<Reused> {
-        self.load_facts(generation, i64::MAX)
+        self.load_facts(generation, i64::MAX, true)
     }
 
-    /// What the resolver needs of the file versions of `generation` with an id below `below`.
-    fn load_facts(&self, generation: i64, below: i64) -> Result<Reused> {
+    /// What the resolver needs of the file versions of `generation` with an id below `below`:
+    /// with `all_refs` false, of the references only the inheritance clauses, and where each
+    /// file's references are.
+    fn load_facts(&self, generation: i64, below: i64, all_refs: bool) -> Result<Reused> {
         let c = &self.conn;
         let run = || -> rusqlite::Result<_> {
             let nodes = c
@@ -637,12 +687,21 @@ impl Store {
                     })
                 })?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
+            let kinds = if all_refs {
+                String::new()
+            } else {
+                format!(
+                    "AND r.kind IN ('{}', '{}')",
+                    RefKind::Inherit.as_str(),
+                    RefKind::Implement.as_str()
+                )
+            };
             let refs = c
-                .prepare(
+                .prepare(&format!(
                     "SELECT r.id, r.file_id, r.src_id, r.kind, r.name, r.receiver, r.implementor
                      FROM gen_files g JOIN refs r ON r.file_id = g.file_id
-                     WHERE g.generation = ?1 AND g.file_id < ?2 ORDER BY r.id",
-                )?
+                     WHERE g.generation = ?1 AND g.file_id < ?2 {kinds} ORDER BY r.id"
+                ))?
                 .query_map(params![generation, below], |r| {
                     let kind: String = r.get(3)?;
                     Ok(ResolveRef {
@@ -691,11 +750,30 @@ impl Store {
                     })
                 })?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
+            let ref_ranges = if all_refs {
+                Vec::new()
+            } else {
+                c.prepare(
+                    "SELECT r.file_id, min(r.id), max(r.id), count(*)
+                     FROM gen_files g JOIN refs r ON r.file_id = g.file_id
+                     WHERE g.generation = ?1 AND g.file_id < ?2 GROUP BY r.file_id",
+                )?
+                .query_map(params![generation, below], |r| {
+                    Ok(RefRange {
+                        file_id: r.get(0)?,
+                        first: r.get(1)?,
+                        last: r.get(2)?,
+                        count: r.get::<_, i64>(3)? as u64,
+                    })
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?
+            };
             Ok(Reused {
                 nodes,
                 refs,
                 imports,
                 bindings,
+                ref_ranges,
             })
         };
         run().map_err(|e| self.err(e))
