@@ -19,7 +19,7 @@ const ALLOWED: &[(&str, &[&str], &[&str])] = &[
         &["tree-sitter", "rustc-hash", "regex"],
         &["model", "lang"],
     ),
-    ("resolve", &["rustc-hash"], &["model"]),
+    ("resolve", &["rustc-hash", "hashbrown"], &["model"]),
     ("graph", &["rustc-hash", "regex"], &["model"]),
     ("search", &[], &[]),
     ("store", &["rusqlite", "thiserror", "tracing"], &["model"]),

@@ -3,6 +3,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::input::{FileCtx, LangRules, Symbol};
+use crate::lists::{NameLists, key_hash};
 use crate::modules::{dir_of, normalize, strip_extension};
 
 pub(crate) struct Index {
@@ -10,11 +11,13 @@ pub(crate) struct Index {
     /// Normalised qualified name per symbol.
     pub norm: Vec<String>,
     pub by_id: FxHashMap<i64, u32>,
-    pub by_name: FxHashMap<String, Vec<u32>>,
-    pub by_norm: FxHashMap<String, Vec<u32>>,
-    /// (parent node id, name) → symbols. Top-level symbols have the File node as parent.
-    /// parent → name → children (nested so lookups by `&str` allocate nothing).
-    pub children: FxHashMap<i64, FxHashMap<String, Vec<u32>>>,
+    /// Name → symbols ([`named`]).
+    pub by_name: NameLists,
+    /// Normalised qualified name → symbols ([`normed`]).
+    pub by_norm: NameLists,
+    /// (parent node id, name) → symbols ([`child_named`]). Top-level symbols have the File
+    /// node as parent.
+    pub children: NameLists,
     /// (directory, name) → top-level symbols.
     pub by_dir: FxHashMap<(String, String), Vec<u32>>,
     pub files: Vec<FileCtx>,
@@ -116,11 +119,11 @@ impl Index {
                 .push((f.path.clone(), f.id));
         }
         let mut by_id = FxHashMap::default();
-        let mut by_name: FxHashMap<String, Vec<u32>> = FxHashMap::default();
-        let mut by_norm: FxHashMap<String, Vec<u32>> = FxHashMap::default();
-        let mut children: FxHashMap<i64, FxHashMap<String, Vec<u32>>> = FxHashMap::default();
+        let mut by_name = NameLists::default();
+        let mut by_norm = NameLists::default();
+        let mut children = NameLists::default();
         let mut by_dir: FxHashMap<(String, String), Vec<u32>> = FxHashMap::default();
-        let mut norm = Vec::with_capacity(symbols.len());
+        let mut norm: Vec<String> = Vec::with_capacity(symbols.len());
         let mut family = Vec::with_capacity(symbols.len());
         for (i, s) in symbols.iter().enumerate() {
             let i = i as u32;
@@ -130,16 +133,20 @@ impl Index {
                 continue;
             }
             by_id.insert(s.id, i);
-            by_name.entry(s.name.clone()).or_default().push(i);
+            by_name
+                .list_mut(key_hash(None, &s.name), named(&symbols, &s.name))
+                .push(i);
             let n = normalize(&s.qname);
-            by_norm.entry(n.clone()).or_default().push(i);
+            by_norm
+                .list_mut(key_hash(None, &n), normed(&norm, &n))
+                .push(i);
             norm.push(n);
             if let Some(p) = s.parent {
                 children
-                    .entry(p)
-                    .or_default()
-                    .entry(s.name.clone())
-                    .or_default()
+                    .list_mut(
+                        key_hash(Some(p), &s.name),
+                        child_named(&symbols, p, &s.name),
+                    )
                     .push(i);
             }
             let fi = file_index.get(&s.file).copied();
@@ -193,14 +200,43 @@ impl Index {
     }
 
     pub fn children_named(&self, parent: i64, name: &str) -> &[u32] {
-        self.children
-            .get(&parent)
-            .and_then(|m| m.get(name))
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
+        self.children.get(
+            key_hash(Some(parent), name),
+            child_named(&self.symbols, parent, name),
+        )
     }
 
     pub fn norm_named(&self, key: &str) -> &[u32] {
-        self.by_norm.get(key).map(Vec::as_slice).unwrap_or(&[])
+        self.by_norm
+            .get(key_hash(None, key), normed(&self.norm, key))
+    }
+
+    pub fn named(&self, name: &str) -> &[u32] {
+        self.by_name
+            .get(key_hash(None, name), named(&self.symbols, name))
+    }
+}
+
+/// Whether the symbol at a position is named `name` (the key of [`Index::by_name`]).
+pub(crate) fn named<'a>(symbols: &'a [Symbol], name: &'a str) -> impl Fn(u32) -> bool + 'a {
+    move |p| symbols[p as usize].name == name
+}
+
+/// Whether the symbol at a position has the normalised qualified name `key` (the key of
+/// [`Index::by_norm`]).
+pub(crate) fn normed<'a>(norm: &'a [String], key: &'a str) -> impl Fn(u32) -> bool + 'a {
+    move |p| norm[p as usize] == key
+}
+
+/// Whether the symbol at a position is the child `name` of `parent` (the key of
+/// [`Index::children`]).
+pub(crate) fn child_named<'a>(
+    symbols: &'a [Symbol],
+    parent: i64,
+    name: &'a str,
+) -> impl Fn(u32) -> bool + 'a {
+    move |p| {
+        let s = &symbols[p as usize];
+        s.parent == Some(parent) && s.name == name
     }
 }

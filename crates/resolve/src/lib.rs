@@ -11,6 +11,7 @@
 
 mod index;
 mod input;
+mod lists;
 mod modules;
 mod patch;
 mod resolver;

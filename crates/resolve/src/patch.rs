@@ -23,9 +23,11 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::index::{child_named, named, normed};
 use crate::input::{Bind, FileCtx, Symbol};
+use crate::lists::key_hash;
 use crate::modules::{dir_of, normalize};
-use crate::resolver::{Resolver, Target, bind_key};
+use crate::resolver::{Resolver, Target, bind_key, bound_in, bound_named};
 
 /// Why a file could not be patched in place (the caller rebuilds the resolver).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -214,18 +216,26 @@ impl Resolver {
         let family = self.ix.family_of_lang[ctx.lang];
         // The old run leaves the name indexes.
         let in_run = |p: &u32| (first..end).contains(&(*p as usize));
-        for (k, s) in self.ix.symbols[first..end].iter().enumerate() {
+        let symbols_now = &self.ix.symbols;
+        let norm_now = &self.ix.norm;
+        for (k, s) in symbols_now[first..end].iter().enumerate() {
             self.ix.by_id.remove(&s.id);
-            for (table, key) in [
-                (&mut self.ix.by_name, &s.name),
-                (&mut self.ix.by_norm, &self.ix.norm[first + k]),
-            ] {
-                if let Some(list) = table.get_mut(key) {
-                    list.retain(|p| !in_run(p));
-                    if list.is_empty() {
-                        table.remove(key);
-                    }
-                }
+            self.ix
+                .by_name
+                .remove(key_hash(None, &s.name), named(symbols_now, &s.name), |p| {
+                    in_run(&p)
+                });
+            let n = &norm_now[first + k];
+            self.ix
+                .by_norm
+                .remove(key_hash(None, n), normed(norm_now, n), |p| in_run(&p));
+            // Containment lists of the file's own nodes hold only its definitions: they go.
+            if let Some(parent) = s.parent {
+                self.ix.children.remove(
+                    key_hash(Some(parent), &s.name),
+                    child_named(symbols_now, parent, &s.name),
+                    |p| in_run(&p),
+                );
             }
             if s.parent == Some(before.node) {
                 let key = (dir.clone(), s.name.clone());
@@ -236,11 +246,6 @@ impl Resolver {
                     }
                 }
             }
-        }
-        // Containment lists of the file's own nodes hold only its definitions.
-        self.ix.children.remove(&before.node);
-        for s in &self.ix.symbols[first..end] {
-            self.ix.children.remove(&s.id);
         }
 
         // The run and its spare places are replaced by the new run, padded with spare places
@@ -287,10 +292,10 @@ impl Resolver {
             let lists = self
                 .ix
                 .by_name
-                .values_mut()
-                .chain(self.ix.by_norm.values_mut())
+                .lists_mut()
+                .chain(self.ix.by_norm.lists_mut())
                 .chain(self.ix.by_dir.values_mut())
-                .chain(self.ix.children.values_mut().flat_map(|m| m.values_mut()))
+                .chain(self.ix.children.lists_mut())
                 .chain(self.extra_members.values_mut());
             for list in lists {
                 for p in list.iter_mut() {
@@ -345,25 +350,32 @@ impl Resolver {
             let at = list.partition_point(|&x| x < p);
             list.insert(at, p);
         };
+        let symbols_now = &self.ix.symbols;
+        let norm_now = &self.ix.norm;
         for j in 0..n_new {
             let p = (first + j) as u32;
-            let s = &self.ix.symbols[first + j];
+            let s = &symbols_now[first + j];
             self.ix.by_id.insert(s.id, p);
-            sorted_insert(self.ix.by_name.entry(s.name.clone()).or_default(), p);
+            sorted_insert(
+                self.ix
+                    .by_name
+                    .list_mut(key_hash(None, &s.name), named(symbols_now, &s.name)),
+                p,
+            );
+            let n = &norm_now[first + j];
             sorted_insert(
                 self.ix
                     .by_norm
-                    .entry(self.ix.norm[first + j].clone())
-                    .or_default(),
+                    .list_mut(key_hash(None, n), normed(norm_now, n)),
                 p,
             );
             if let Some(parent) = s.parent {
                 self.ix
                     .children
-                    .entry(parent)
-                    .or_default()
-                    .entry(s.name.clone())
-                    .or_default()
+                    .list_mut(
+                        key_hash(Some(parent), &s.name),
+                        child_named(symbols_now, parent, &s.name),
+                    )
                     .push(p);
                 if parent == ctx_node {
                     sorted_insert(
@@ -456,29 +468,28 @@ impl Resolver {
         // the new ones are appended and enter their lists where the file's order puts them.
         let (start, len) = self.binds_of_file.remove(&old).unwrap_or((0, 0));
         self.dead_binds += len as usize;
+        let binds_now = &self.binds;
         for p in start..start + len {
-            let b = &self.binds[p as usize];
-            if let Some(scope) = self.binds_in_scope.get_mut(&b.scope) {
-                if let Some(list) = scope.get_mut(&b.name) {
-                    list.retain(|&x| x != p);
-                    if list.is_empty() {
-                        scope.remove(&b.name);
-                    }
-                }
-                if scope.is_empty() {
-                    self.binds_in_scope.remove(&b.scope);
-                }
-            }
-            if let Some(list) = self.binds_named.get_mut(&b.name) {
-                list.retain(|&x| x != p);
-                if list.is_empty() {
-                    self.binds_named.remove(&b.name);
-                }
-            }
+            let b = &binds_now[p as usize];
+            self.binds_in_scope.remove(
+                key_hash(Some(b.scope), &b.name),
+                bound_in(binds_now, b.scope, &b.name),
+                |x| x == p,
+            );
+            self.binds_named.remove(
+                key_hash(None, &b.name),
+                bound_named(binds_now, &b.name),
+                |x| x == p,
+            );
         }
+        // Appended first: a list is recognised by its first binding, which may be a new one.
         let base = self.binds.len() as u32;
-        for (k, b) in binds.iter().enumerate() {
+        let count = binds.len();
+        self.binds.extend(binds);
+        let binds_now = &self.binds;
+        for k in 0..count {
             let p = base + k as u32;
+            let b = &binds_now[p as usize];
             let key = bind_key(fi, k);
             self.bind_order.push(key);
             let order = &self.bind_order;
@@ -486,18 +497,16 @@ impl Resolver {
                 let at = list.partition_point(|&x| order[x as usize] < key);
                 list.insert(at, p);
             };
+            insert(self.binds_in_scope.list_mut(
+                key_hash(Some(b.scope), &b.name),
+                bound_in(binds_now, b.scope, &b.name),
+            ));
             insert(
-                self.binds_in_scope
-                    .entry(b.scope)
-                    .or_default()
-                    .entry(b.name.clone())
-                    .or_default(),
+                self.binds_named
+                    .list_mut(key_hash(None, &b.name), bound_named(binds_now, &b.name)),
             );
-            insert(self.binds_named.entry(b.name.clone()).or_default());
         }
-        self.binds_of_file
-            .insert(new_file, (base, binds.len() as u32));
-        self.binds.extend(binds);
+        self.binds_of_file.insert(new_file, (base, count as u32));
         Ok(Replaced {
             map,
             reshaped,
@@ -589,13 +598,15 @@ mod tests {
     fn tables(r: &Resolver) -> Vec<String> {
         let id = |p: &u32| r.ix.symbols[*p as usize].id;
         let mut out: Vec<String> = Vec::new();
-        for (k, v) in &r.ix.by_name {
+        for v in r.ix.by_name.lists() {
+            let k = &r.ix.symbols[v[0] as usize].name;
             out.push(format!(
                 "name {k} {:?}",
                 v.iter().map(id).collect::<Vec<_>>()
             ));
         }
-        for (k, v) in &r.ix.by_norm {
+        for v in r.ix.by_norm.lists() {
+            let k = &r.ix.norm[v[0] as usize];
             out.push(format!(
                 "norm {k} {:?}",
                 v.iter().map(id).collect::<Vec<_>>()
@@ -607,13 +618,14 @@ mod tests {
                 v.iter().map(id).collect::<Vec<_>>()
             ));
         }
-        for (parent, m) in &r.ix.children {
-            for (k, v) in m {
-                out.push(format!(
-                    "child {parent} {k} {:?}",
-                    v.iter().map(id).collect::<Vec<_>>()
-                ));
-            }
+        for v in r.ix.children.lists() {
+            let s = &r.ix.symbols[v[0] as usize];
+            out.push(format!(
+                "child {:?} {} {:?}",
+                s.parent,
+                s.name,
+                v.iter().map(id).collect::<Vec<_>>()
+            ));
         }
         for (k, &p) in &r.ix.by_id {
             out.push(format!("id {k} {}", r.ix.symbols[p as usize].id));
@@ -654,7 +666,9 @@ mod tests {
         assert_eq!(r.file_of(31), Some(3));
         assert_eq!(r.file_of(11), None);
         // `x` lists a.py's two new bindings before b.py's, as a rebuild would.
-        let files_of_x: Vec<i64> = r.binds_named["x"]
+        let files_of_x: Vec<i64> = r
+            .binds_named
+            .get(key_hash(None, "x"), bound_named(&r.binds, "x"))
             .iter()
             .map(|&i| r.binds[i as usize].file)
             .collect();
@@ -739,7 +753,7 @@ mod tests {
         );
         assert_eq!(tables(&r), tables(&built));
         assert_eq!(
-            r.ix.by_name["f"]
+            r.ix.named("f")
                 .iter()
                 .map(|&p| r.ix.symbols[p as usize].id)
                 .collect::<Vec<_>>(),

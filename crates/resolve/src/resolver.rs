@@ -7,6 +7,7 @@ use crate::index::Index;
 use crate::input::{
     Bind, Binds, Edge, FileCtx, Imp, LangRules, Output, Ref, Resolution, Symbol, Unresolved,
 };
+use crate::lists::{NameLists, key_hash};
 use crate::modules::{dir_of, join_relative, normalize, strip_extension};
 
 /// At most this many candidates are kept as `ambiguous` edges; more is `too_many_candidates`.
@@ -50,9 +51,10 @@ pub struct Resolver {
     pub(crate) owner_of: FxHashMap<u32, u32>,
     /// Typed bindings, and their indexes by (scope, name) and by name.
     pub(crate) binds: Vec<Bind>,
-    /// scope → name → bindings (nested so lookups by `&str` allocate nothing).
-    pub(crate) binds_in_scope: FxHashMap<i64, FxHashMap<String, Vec<u32>>>,
-    pub(crate) binds_named: FxHashMap<String, Vec<u32>>,
+    /// (scope, name) → bindings ([`bound_in`]).
+    pub(crate) binds_in_scope: NameLists,
+    /// name → bindings ([`bound_named`]).
+    pub(crate) binds_named: NameLists,
     /// Per binding, its place in rebuild order ([`bind_key`]): lists are sorted by it.
     pub(crate) bind_order: Vec<u64>,
     /// File → its bindings' positions (start, count) in `binds`.
@@ -95,6 +97,24 @@ struct Member {
 fn dir_hash(dir: &str) -> u64 {
     use std::hash::{BuildHasher, BuildHasherDefault};
     BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(dir)
+}
+
+/// Whether the binding at a position binds `name` in `scope` (the key of
+/// [`Resolver::binds_in_scope`]).
+pub(crate) fn bound_in<'a>(
+    binds: &'a [Bind],
+    scope: i64,
+    name: &'a str,
+) -> impl Fn(u32) -> bool + 'a {
+    move |p| {
+        let b = &binds[p as usize];
+        b.scope == scope && b.name == name
+    }
+}
+
+/// Whether the binding at a position binds `name` (the key of [`Resolver::binds_named`]).
+pub(crate) fn bound_named<'a>(binds: &'a [Bind], name: &'a str) -> impl Fn(u32) -> bool + 'a {
+    move |p| binds[p as usize].name == name
 }
 
 /// The place of a file's `local`-th binding in rebuild order (files in the order fed).
@@ -169,8 +189,8 @@ impl Resolver {
             extra_members: FxHashMap::default(),
             owner_of: FxHashMap::default(),
             binds: Vec::new(),
-            binds_in_scope: FxHashMap::default(),
-            binds_named: FxHashMap::default(),
+            binds_in_scope: NameLists::default(),
+            binds_named: NameLists::default(),
             bind_order: Vec::new(),
             binds_of_file: FxHashMap::default(),
             binds_unordered: false,
@@ -265,14 +285,13 @@ impl Resolver {
             let run = self.binds_of_file.entry(b.file).or_insert((i as u32, 0));
             run.1 += 1;
             self.binds_in_scope
-                .entry(b.scope)
-                .or_default()
-                .entry(b.name.clone())
-                .or_default()
+                .list_mut(
+                    key_hash(Some(b.scope), &b.name),
+                    bound_in(&binds, b.scope, &b.name),
+                )
                 .push(i as u32);
             self.binds_named
-                .entry(b.name.clone())
-                .or_default()
+                .list_mut(key_hash(None, &b.name), bound_named(&binds, &b.name))
                 .push(i as u32);
         }
         self.binds = binds;
@@ -1128,7 +1147,7 @@ impl Resolver {
 
     /// Global candidates for a plain name: top-level definitions and namespace members.
     fn global(&self, r: &Ref, file: &FileCtx, name: &str) -> Vec<u32> {
-        let all = self.ix.by_name.get(name).map(Vec::as_slice).unwrap_or(&[]);
+        let all = self.ix.named(name);
         let kept = self.keep(r, file, all);
         kept.into_iter()
             .filter(|&c| {
@@ -1189,10 +1208,10 @@ impl Resolver {
                     // encloses it; definitions at this level (nested functions) come first.
                     if sym.kind.is_callable()
                         && !(rules.separate_call_names && r.kind == RefKind::Call)
-                        && self
+                        && !self
                             .binds_in_scope
-                            .get(&c)
-                            .is_some_and(|m| m.contains_key(name))
+                            .get(key_hash(Some(c), name), bound_in(&self.binds, c, name))
+                            .is_empty()
                     {
                         return Self::unresolved(r, "local", 0);
                     }
@@ -1323,10 +1342,7 @@ impl Resolver {
         // Namespaces and modules written as a receiver (`ns::f()`, `mod::f()`).
         let scoped: Vec<u32> = self
             .ix
-            .by_name
-            .get(head)
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
+            .named(head)
             .iter()
             .copied()
             .filter(|&c| {
@@ -1616,7 +1632,7 @@ impl Resolver {
         let found = match remembered {
             Some(found) => found,
             None => {
-                let all = self.ix.by_name.get(name).map(Vec::as_slice).unwrap_or(&[]);
+                let all = self.ix.named(name);
                 let found: std::sync::Arc<[Member]> = self
                     .keep(r, file, all)
                     .into_iter()

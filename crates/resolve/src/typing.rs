@@ -9,7 +9,8 @@
 use sextant_model::{NodeKind, RefKind};
 
 use crate::input::{Bind, FileCtx, Ref, Resolution};
-use crate::resolver::Resolver;
+use crate::lists::key_hash;
+use crate::resolver::{Resolver, bound_in, bound_named};
 
 /// How many expression steps (call → return type → member → ...) typing follows.
 pub const MAX_TYPE_DEPTH: u32 = 4;
@@ -233,9 +234,10 @@ impl Resolver {
     /// with a declared type, else the first with a value, else the first.
     pub(crate) fn binding_of(&self, src: i64, file: &FileCtx, name: &str) -> Option<&Bind> {
         for scope in self.scope_chain(src, file.node) {
-            let Some(list) = self.binds_in_scope.get(&scope).and_then(|m| m.get(name)) else {
-                continue;
-            };
+            let list = self.binds_in_scope.get(
+                key_hash(Some(scope), name),
+                bound_in(&self.binds, scope, name),
+            );
             let binds = list.iter().map(|&i| &self.binds[i as usize]);
             if let Some(b) = binds.clone().find(|b| b.type_text.is_some()) {
                 return Some(b);
@@ -308,7 +310,9 @@ impl Resolver {
                 return Some(found);
             }
         }
-        let list = self.binds_named.get(written)?;
+        let list = self
+            .binds_named
+            .get(key_hash(None, written), bound_named(&self.binds, written));
         for &i in list {
             let b = &self.binds[i as usize];
             if self.enclosing_type(b.scope) == Some(t)
