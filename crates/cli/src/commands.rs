@@ -116,7 +116,9 @@ fn run_index(cli: &Cli, path: &Path, options: &IndexOptions) -> u8 {
                 bar.set_length(total);
                 bar.set_position(done);
             }
-            Progress::Resolving { .. } => bar.set_message("resolving"),
+            Progress::Resolving { done, total } => {
+                bar.set_message(format!("resolving {done}/{total} references"))
+            }
             Progress::Writing => bar.set_message("writing"),
             Progress::Publishing => bar.set_message("publishing"),
         }

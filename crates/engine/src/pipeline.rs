@@ -87,8 +87,11 @@ pub enum Progress {
         total: u64,
         bytes: u64,
     },
+    /// Resolving references: `done` of `total` resolved and written (reported once at the
+    /// start, then after each batch).
     Resolving {
-        references: u64,
+        done: u64,
+        total: u64,
     },
     Writing,
     Publishing,
@@ -939,7 +942,8 @@ pub fn index(
     // Resolve.
     options.check_cancel()?;
     progress(Progress::Resolving {
-        references: summary.references,
+        done: 0,
+        total: summary.references,
     });
     // Resolution must not depend on the order in which files arrived from the workers: it is fed
     // in path order (ids inside a file follow the source order).
@@ -1033,6 +1037,13 @@ pub fn index(
             });
             let mut next = 0;
             let mut in_flight = 0;
+            let mut resolved = 0u64;
+            let batch_refs = |b: usize| -> u64 {
+                all_files[batches[b].clone()]
+                    .iter()
+                    .filter_map(|f| ranges.get(f).map(|r| r.count))
+                    .sum()
+            };
             let mut send_next = |builder: &mut sextant_store::GenerationBuilder,
                                  in_flight: &mut usize|
              -> Result<()> {
@@ -1064,6 +1075,11 @@ pub fn index(
                 };
                 in_flight -= 1;
                 send_next(&mut builder, &mut in_flight)?;
+                resolved += batch_refs(b);
+                progress(Progress::Resolving {
+                    done: resolved,
+                    total: summary.references,
+                });
                 write_rows(
                     &mut builder,
                     rows,

@@ -112,8 +112,10 @@ impl SextantServer {
                         Some(total as f64 + 3.0),
                         format!("parsed {done} of {total} files"),
                     ),
-                    Progress::Resolving { references } => {
-                        (f64::NAN, None, format!("resolving {references} references"))
+                    // One step for the phase; the batches after the first are not reported.
+                    Progress::Resolving { done, .. } if done > 0 => return,
+                    Progress::Resolving { total, .. } => {
+                        (f64::NAN, None, format!("resolving {total} references"))
                     }
                     Progress::Writing => (f64::NAN, None, "writing the graph".into()),
                     Progress::Publishing => (f64::NAN, None, "publishing".into()),
