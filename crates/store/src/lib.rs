@@ -74,6 +74,10 @@ pub enum StoreError {
 
 pub type Result<T> = std::result::Result<T, StoreError>;
 
+/// How much of the database a connection maps into memory (`PRAGMA mmap_size`): queries read
+/// pages in place. A bulk load maps nothing (see `GenerationBuilder::begin_bulk`).
+pub(crate) const MMAP_BYTES: i64 = 268_435_456;
+
 /// An open repository database.
 #[derive(Debug)]
 pub struct Store {
@@ -175,7 +179,7 @@ impl Store {
             c.pragma_update(None, "synchronous", "NORMAL")?;
             c.pragma_update(None, "temp_store", "MEMORY")?;
             c.pragma_update(None, "cache_size", -65536)?;
-            c.pragma_update(None, "mmap_size", 268_435_456)?;
+            c.pragma_update(None, "mmap_size", MMAP_BYTES)?;
             c.pragma_update(None, "journal_size_limit", 67_108_864)?;
             c.pragma_update(None, "foreign_keys", "OFF")?;
             Ok(())

@@ -98,6 +98,12 @@ impl Drop for GenerationBuilder<'_> {
         if let Some(unjournaled) = self.unjournaled.take() {
             let _ = unjournaled.end(&self.store.conn, &self.store.path, false);
         }
+        if self.bulk {
+            let _ = self
+                .store
+                .conn
+                .pragma_update(None, "mmap_size", crate::MMAP_BYTES);
+        }
     }
 }
 
@@ -801,6 +807,14 @@ impl GenerationBuilder<'_> {
                 .map_err(|e| self.store.err(e))?;
             // Better: no WAL at all, when no other connection has the database open.
             self.unjournaled = crate::unjournaled::begin(&self.store.conn, &self.store.path);
+            // Nothing mapped while loading: the pages a load reads back (references for
+            // resolution, tables for the index builds) would otherwise count in the process's
+            // memory, up to the whole map (73 MB of source: peak RSS 520 -> 440 MiB, the same
+            // wall time). Restored by `finish_bulk`.
+            self.store
+                .conn
+                .pragma_update(None, "mmap_size", 0)
+                .map_err(|e| self.store.err(e))?;
             self.bulk = true;
         }
         Ok(self.bulk)
@@ -884,6 +898,10 @@ impl GenerationBuilder<'_> {
             if let Some(checkpointer) = self.checkpointer.take() {
                 let _ = checkpointer.join();
             }
+            self.store
+                .conn
+                .pragma_update(None, "mmap_size", crate::MMAP_BYTES)
+                .map_err(|e| self.store.err(e))?;
             self.store
                 .conn
                 .execute_batch(if unjournaled {
