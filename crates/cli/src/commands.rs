@@ -170,8 +170,7 @@ pub fn run(cli: Cli) -> u8 {
                     threads: *threads,
                     home: None,
                     scip: scip.clone(),
-                    cancel: None,
-                    cache_dir: sextant_engine::cache_dir_from_env(),
+                    ..IndexOptions::default()
                 };
                 let code = run_index(&cli, &path, &options);
                 if code != exit::OK {

@@ -44,6 +44,10 @@ pub struct IndexOptions {
     /// The shared baseline cache (default: `$SEXTANT_CACHE_DIR`): a run with no local generation
     /// of HEAD's commit pulls the cached one first, and a clean run pushes what it published.
     pub cache_dir: Option<PathBuf>,
+    /// References resolution keeps in memory as they are written (about 100 bytes each); the
+    /// others are read back from the store a batch at a time. Bounds the memory a big
+    /// repository needs; a smaller one reads nothing back.
+    pub kept_references: usize,
 }
 
 impl IndexOptions {
@@ -71,6 +75,7 @@ impl Default for IndexOptions {
             scip: None,
             cancel: None,
             cache_dir: crate::cache::cache_dir_from_env(),
+            kept_references: KEPT_REFS,
         }
     }
 }
@@ -470,6 +475,7 @@ pub fn index(
     // are read back from the store for resolution instead of being kept in memory.
     let mut inputs = ResolverInputs {
         streamed: scip_index.is_none(),
+        keep: options.kept_references,
         ..ResolverInputs::default()
     };
     {
@@ -863,6 +869,7 @@ pub fn index(
 
     let streamed = inputs.streamed;
     let mut ref_ranges = std::mem::take(&mut inputs.ref_ranges);
+    let mut kept = std::mem::take(&mut inputs.kept);
     let ResolverInputs {
         files: mut r_files,
         symbols: mut r_symbols,
@@ -1048,8 +1055,14 @@ pub fn index(
                                  in_flight: &mut usize|
              -> Result<()> {
                 if next < batches.len() {
-                    let refs = builder.read_refs(&batch_ranges(next))?;
-                    let refs: Vec<resolve::Ref> = refs.into_iter().map(resolve_ref).collect();
+                    let mut refs: Vec<resolve::Ref> = Vec::new();
+                    for range in batch_ranges(next) {
+                        match kept.remove(&range.file_id) {
+                            Some(in_memory) => refs.extend(in_memory),
+                            None => refs
+                                .extend(builder.read_refs(&[range])?.into_iter().map(resolve_ref)),
+                        }
+                    }
                     // A send fails only when the resolution thread is gone (it panicked): the
                     // join below says why.
                     let _ = ask.send((next, refs));
@@ -1993,7 +2006,17 @@ pub(crate) struct ResolverInputs {
     /// the others) and `ref_ranges` where each file's references are.
     pub(crate) streamed: bool,
     pub(crate) ref_ranges: Vec<sextant_store::RefRange>,
+    /// When streamed, the references of the first files written, up to `keep` in all:
+    /// resolution takes them from here instead of reading them back.
+    pub(crate) kept: FxHashMap<i64, Vec<resolve::Ref>>,
+    pub(crate) kept_refs: usize,
+    pub(crate) keep: usize,
 }
+
+/// References a streamed resolution keeps in memory by default ([`IndexOptions::kept_references`]):
+/// ~13 MiB; a repository with fewer never reads any back (effect: 5 % less wall time than
+/// reading them all back), a bigger one reads back the rest.
+const KEPT_REFS: usize = 1 << 17;
 
 /// Turns one extracted file into rows (allocating ids), moving its facts; the file's resolver
 /// context goes to `inputs` now, the rest follows from the rows once they are written
@@ -2209,20 +2232,33 @@ pub(crate) fn absorb_rows(batch: &mut Vec<FileBatch>, inputs: &mut ResolverInput
                 count: refs.len() as u64,
             });
         }
-        let streamed = inputs.streamed;
-        inputs.refs.extend(
-            refs.into_iter()
-                .filter(|r| !streamed || matches!(r.kind, RefKind::Inherit | RefKind::Implement))
-                .map(|r| resolve::Ref {
-                    id: r.id,
-                    file: r.file_id,
-                    src: r.src_id,
-                    kind: r.kind,
-                    name: r.name,
-                    receiver: r.receiver,
-                    implementor: r.implementor,
-                }),
-        );
+        let to_ref = |r: RefRow| resolve::Ref {
+            id: r.id,
+            file: r.file_id,
+            src: r.src_id,
+            kind: r.kind,
+            name: r.name,
+            receiver: r.receiver,
+            implementor: r.implementor,
+        };
+        let is_clause = |r: &resolve::Ref| matches!(r.kind, RefKind::Inherit | RefKind::Implement);
+        if !inputs.streamed {
+            inputs.refs.extend(refs.into_iter().map(to_ref));
+        } else if let Some(first) = refs.first()
+            && inputs.kept_refs + refs.len() <= inputs.keep
+        {
+            let file = first.file_id;
+            inputs.kept_refs += refs.len();
+            let kept: Vec<resolve::Ref> = refs.into_iter().map(to_ref).collect();
+            inputs
+                .refs
+                .extend(kept.iter().filter(|r| is_clause(r)).cloned());
+            inputs.kept.insert(file, kept);
+        } else {
+            inputs
+                .refs
+                .extend(refs.into_iter().map(to_ref).filter(|r| is_clause(r)));
+        }
         inputs
             .imports
             .extend(imports.into_iter().map(|i| resolve::Imp {
