@@ -1533,13 +1533,13 @@ struct Prepared {
 
 /// Builds the resolver from files in path order and resolves what comes before the references:
 /// imports, out-of-line members, the inheritance clauses among `refs` (sorted here, with the
-/// symbols and imports, in path order then id order), overrides.
+/// symbols, imports and bindings, in path order then id or source order), overrides.
 fn prepare_resolver(
     files: Vec<resolve::FileCtx>,
     mut symbols: Vec<resolve::Symbol>,
     refs: &mut [resolve::Ref],
     mut imports: Vec<resolve::Imp>,
-    bindings: Vec<resolve::Bind>,
+    mut bindings: Vec<resolve::Bind>,
     rules: Vec<resolve::LangRules>,
     npm_packages: NpmPackages,
 ) -> Prepared {
@@ -1557,6 +1557,10 @@ fn prepare_resolver(
     symbols.sort_by_cached_key(|s| (rank_of(s.file), s.id));
     refs.sort_by_cached_key(|r| (rank_of(r.file), r.id));
     imports.sort_by_cached_key(|i| (rank_of(i.file), i.id));
+    // Bindings have no id: a stable sort keeps each file's in source order. An attribute's
+    // bindings across files (`self.x = ...`) are then tried in path order, as the live index
+    // tries them, whatever order the files arrived in.
+    bindings.sort_by_cached_key(|b| rank_of(b.file));
     let mut node_file: FxHashMap<i64, i64> =
         FxHashMap::with_capacity_and_hasher(symbols.len() + files.len(), Default::default());
     node_file.extend(files.iter().map(|f| (f.node, f.id)));
