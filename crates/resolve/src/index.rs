@@ -133,21 +133,16 @@ impl Index {
                 continue;
             }
             by_id.insert(s.id, i);
-            by_name
-                .list_mut(key_hash(None, &s.name), named(&symbols, &s.name))
-                .push(i);
+            by_name.push(key_hash(None, &s.name), named(&symbols, &s.name), i);
             let n = normalize(&s.qname);
-            by_norm
-                .list_mut(key_hash(None, &n), normed(&norm, &n))
-                .push(i);
+            by_norm.push(key_hash(None, &n), normed(&norm, &n), i);
             norm.push(n);
             if let Some(p) = s.parent {
-                children
-                    .list_mut(
-                        key_hash(Some(p), &s.name),
-                        child_named(&symbols, p, &s.name),
-                    )
-                    .push(i);
+                children.push(
+                    key_hash(Some(p), &s.name),
+                    child_named(&symbols, p, &s.name),
+                    i,
+                );
             }
             let fi = file_index.get(&s.file).copied();
             family.push(

@@ -289,13 +289,13 @@ impl Resolver {
                 }
             }
         } else if reshaped {
+            self.ix.by_name.renumber(renumber);
+            self.ix.by_norm.renumber(renumber);
+            self.ix.children.renumber(renumber);
             let lists = self
                 .ix
-                .by_name
-                .lists_mut()
-                .chain(self.ix.by_norm.lists_mut())
-                .chain(self.ix.by_dir.values_mut())
-                .chain(self.ix.children.lists_mut())
+                .by_dir
+                .values_mut()
                 .chain(self.extra_members.values_mut());
             for list in lists {
                 for p in list.iter_mut() {
@@ -350,33 +350,29 @@ impl Resolver {
             let at = list.partition_point(|&x| x < p);
             list.insert(at, p);
         };
+        let sorted = |p: u32| move |list: &[u32]| list.partition_point(|&x| x < p);
         let symbols_now = &self.ix.symbols;
         let norm_now = &self.ix.norm;
         for j in 0..n_new {
             let p = (first + j) as u32;
             let s = &symbols_now[first + j];
             self.ix.by_id.insert(s.id, p);
-            sorted_insert(
-                self.ix
-                    .by_name
-                    .list_mut(key_hash(None, &s.name), named(symbols_now, &s.name)),
+            self.ix.by_name.insert_by(
+                key_hash(None, &s.name),
+                named(symbols_now, &s.name),
                 p,
+                sorted(p),
             );
             let n = &norm_now[first + j];
-            sorted_insert(
-                self.ix
-                    .by_norm
-                    .list_mut(key_hash(None, n), normed(norm_now, n)),
-                p,
-            );
+            self.ix
+                .by_norm
+                .insert_by(key_hash(None, n), normed(norm_now, n), p, sorted(p));
             if let Some(parent) = s.parent {
-                self.ix
-                    .children
-                    .list_mut(
-                        key_hash(Some(parent), &s.name),
-                        child_named(symbols_now, parent, &s.name),
-                    )
-                    .push(p);
+                self.ix.children.push(
+                    key_hash(Some(parent), &s.name),
+                    child_named(symbols_now, parent, &s.name),
+                    p,
+                );
                 if parent == ctx_node {
                     sorted_insert(
                         self.ix
@@ -493,17 +489,18 @@ impl Resolver {
             let key = bind_key(fi, k);
             self.bind_order.push(key);
             let order = &self.bind_order;
-            let insert = |list: &mut Vec<u32>| {
-                let at = list.partition_point(|&x| order[x as usize] < key);
-                list.insert(at, p);
-            };
-            insert(self.binds_in_scope.list_mut(
+            let at = |list: &[u32]| list.partition_point(|&x| order[x as usize] < key);
+            self.binds_in_scope.insert_by(
                 key_hash(Some(b.scope), &b.name),
                 bound_in(binds_now, b.scope, &b.name),
-            ));
-            insert(
-                self.binds_named
-                    .list_mut(key_hash(None, &b.name), bound_named(binds_now, &b.name)),
+                p,
+                at,
+            );
+            self.binds_named.insert_by(
+                key_hash(None, &b.name),
+                bound_named(binds_now, &b.name),
+                p,
+                at,
             );
         }
         self.binds_of_file.insert(new_file, (base, count as u32));

@@ -284,15 +284,16 @@ impl Resolver {
             local += 1;
             let run = self.binds_of_file.entry(b.file).or_insert((i as u32, 0));
             run.1 += 1;
-            self.binds_in_scope
-                .list_mut(
-                    key_hash(Some(b.scope), &b.name),
-                    bound_in(&binds, b.scope, &b.name),
-                )
-                .push(i as u32);
-            self.binds_named
-                .list_mut(key_hash(None, &b.name), bound_named(&binds, &b.name))
-                .push(i as u32);
+            self.binds_in_scope.push(
+                key_hash(Some(b.scope), &b.name),
+                bound_in(&binds, b.scope, &b.name),
+                i as u32,
+            );
+            self.binds_named.push(
+                key_hash(None, &b.name),
+                bound_named(&binds, &b.name),
+                i as u32,
+            );
         }
         self.binds = binds;
         self
