@@ -8,8 +8,9 @@ use crate::modules::{dir_of, normalize, strip_extension};
 
 pub(crate) struct Index {
     pub symbols: Vec<Symbol>,
-    /// Normalised qualified name per symbol.
-    pub norm: Vec<String>,
+    /// Normalised qualified name per symbol where it differs from the qualified name (a
+    /// Python, Java or TypeScript name is already normalised): see [`Index::norm`].
+    pub norms: Vec<Option<Box<str>>>,
     pub by_id: FxHashMap<i64, u32>,
     /// Name → symbols ([`named`]).
     pub by_name: NameLists,
@@ -18,8 +19,11 @@ pub(crate) struct Index {
     /// (parent node id, name) → symbols ([`child_named`]). Top-level symbols have the File
     /// node as parent.
     pub children: NameLists,
-    /// (directory, name) → top-level symbols.
-    pub by_dir: FxHashMap<(String, String), Vec<u32>>,
+    /// (directory, name) → top-level symbols ([`in_dir`]; the directory as its number in
+    /// `file_dir`).
+    pub by_dir: NameLists,
+    /// Per file (as in `files`), the number of its directory: files of one directory share it.
+    pub file_dir: Vec<u32>,
     pub files: Vec<FileCtx>,
     pub file_index: FxHashMap<i64, usize>,
     /// Normalised module → files.
@@ -99,8 +103,12 @@ impl Index {
         let mut exact_paths = FxHashMap::default();
         let mut paths: FxHashMap<String, Vec<(String, i64)>> = FxHashMap::default();
         let mut names: FxHashMap<String, Vec<String>> = FxHashMap::default();
+        let mut dirs: FxHashMap<&str, u32> = FxHashMap::default();
+        let mut file_dir = Vec::with_capacity(files.len());
         for (i, f) in files.iter().enumerate() {
             file_index.insert(f.id, i);
+            let next = dirs.len() as u32;
+            file_dir.push(*dirs.entry(dir_of(&f.path)).or_insert(next));
             let key = normalize(&f.module);
             if !key.is_empty() {
                 let tail = key.rsplit('.').next().unwrap_or(&key).to_string();
@@ -122,21 +130,23 @@ impl Index {
         let mut by_name = NameLists::default();
         let mut by_norm = NameLists::default();
         let mut children = NameLists::default();
-        let mut by_dir: FxHashMap<(String, String), Vec<u32>> = FxHashMap::default();
-        let mut norm: Vec<String> = Vec::with_capacity(symbols.len());
+        drop(dirs);
+        let mut by_dir = NameLists::default();
+        let mut norms: Vec<Option<Box<str>>> = Vec::with_capacity(symbols.len());
         let mut family = Vec::with_capacity(symbols.len());
         for (i, s) in symbols.iter().enumerate() {
             let i = i as u32;
             if is_spare(s) {
-                norm.push(String::new());
+                norms.push(None);
                 family.push(u16::MAX);
                 continue;
             }
             by_id.insert(s.id, i);
             by_name.push(key_hash(None, &s.name), named(&symbols, &s.name), i);
-            let n = normalize(&s.qname);
-            by_norm.push(key_hash(None, &n), normed(&norm, &n), i);
-            norm.push(n);
+            let n = normalized(s);
+            let key = n.as_deref().unwrap_or(&s.qname);
+            by_norm.push(key_hash(None, key), normed(&symbols, &norms, key), i);
+            norms.push(n);
             if let Some(p) = s.parent {
                 children.push(
                     key_hash(Some(p), &s.name),
@@ -152,10 +162,12 @@ impl Index {
             if let Some(fi) = fi
                 && s.parent == Some(files[fi].node)
             {
-                by_dir
-                    .entry((dir_of(&files[fi].path).to_string(), s.name.clone()))
-                    .or_default()
-                    .push(i);
+                let dir = file_dir[fi];
+                by_dir.push(
+                    key_hash(Some(i64::from(dir)), &s.name),
+                    in_dir(&symbols, &file_index, &file_dir, dir, &s.name),
+                    i,
+                );
             }
         }
         // Deterministic whatever order the files arrived in.
@@ -167,12 +179,13 @@ impl Index {
         }
         Index {
             symbols,
-            norm,
+            norms,
             by_id,
             by_name,
             by_norm,
             children,
             by_dir,
+            file_dir,
             files,
             file_index,
             modules,
@@ -203,7 +216,24 @@ impl Index {
 
     pub fn norm_named(&self, key: &str) -> &[u32] {
         self.by_norm
-            .get(key_hash(None, key), normed(&self.norm, key))
+            .get(key_hash(None, key), normed(&self.symbols, &self.norms, key))
+    }
+
+    /// The normalised qualified name of the symbol at position `i`.
+    pub fn norm(&self, i: usize) -> &str {
+        norm_at(&self.symbols, &self.norms, i)
+    }
+
+    /// The top-level symbols named `name` in the directory of file `file`.
+    pub fn dir_named(&self, file: i64, name: &str) -> &[u32] {
+        let Some(&fi) = self.file_index.get(&file) else {
+            return &[];
+        };
+        let dir = self.file_dir[fi];
+        self.by_dir.get(
+            key_hash(Some(i64::from(dir)), name),
+            in_dir(&self.symbols, &self.file_index, &self.file_dir, dir, name),
+        )
     }
 
     pub fn named(&self, name: &str) -> &[u32] {
@@ -217,10 +247,44 @@ pub(crate) fn named<'a>(symbols: &'a [Symbol], name: &'a str) -> impl Fn(u32) ->
     move |p| symbols[p as usize].name == name
 }
 
+/// A symbol's normalised qualified name, when it differs from its qualified name.
+pub(crate) fn normalized(s: &Symbol) -> Option<Box<str>> {
+    let n = normalize(&s.qname);
+    (n != s.qname).then(|| n.into_boxed_str())
+}
+
+/// The normalised qualified name of the symbol at position `i` ([`Index::norms`]).
+pub(crate) fn norm_at<'a>(
+    symbols: &'a [Symbol],
+    norms: &'a [Option<Box<str>>],
+    i: usize,
+) -> &'a str {
+    norms[i].as_deref().unwrap_or(&symbols[i].qname)
+}
+
 /// Whether the symbol at a position has the normalised qualified name `key` (the key of
 /// [`Index::by_norm`]).
-pub(crate) fn normed<'a>(norm: &'a [String], key: &'a str) -> impl Fn(u32) -> bool + 'a {
-    move |p| norm[p as usize] == key
+pub(crate) fn normed<'a>(
+    symbols: &'a [Symbol],
+    norms: &'a [Option<Box<str>>],
+    key: &'a str,
+) -> impl Fn(u32) -> bool + 'a {
+    move |p| norm_at(symbols, norms, p as usize) == key
+}
+
+/// Whether the symbol at a position is named `name` and defined in a file of directory `dir`
+/// (the key of [`Index::by_dir`]).
+pub(crate) fn in_dir<'a>(
+    symbols: &'a [Symbol],
+    file_index: &'a FxHashMap<i64, usize>,
+    file_dir: &'a [u32],
+    dir: u32,
+    name: &'a str,
+) -> impl Fn(u32) -> bool + 'a {
+    move |p| {
+        let s = &symbols[p as usize];
+        s.name == name && file_index.get(&s.file).is_some_and(|&f| file_dir[f] == dir)
+    }
 }
 
 /// Whether the symbol at a position is the child `name` of `parent` (the key of

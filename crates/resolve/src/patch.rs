@@ -23,10 +23,10 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::index::{child_named, named, normed};
+use crate::index::{child_named, in_dir, named, norm_at, normalized, normed};
 use crate::input::{Bind, FileCtx, Symbol};
 use crate::lists::key_hash;
-use crate::modules::{dir_of, normalize};
+use crate::modules::normalize;
 use crate::resolver::{Resolver, Target, bind_key, bound_in, bound_named};
 
 /// Why a file could not be patched in place (the caller rebuilds the resolver).
@@ -187,7 +187,7 @@ impl Resolver {
         for i in matching.removed() {
             let s = &olds[i];
             if self.is_fixed(&s.name, fi)
-                || (s.kind.is_type_like() && self.owner_paths.contains(&self.ix.norm[first + i]))
+                || (s.kind.is_type_like() && self.owner_paths.contains(self.ix.norm(first + i)))
             {
                 return Err(PatchError::FixedName);
             }
@@ -212,12 +212,12 @@ impl Resolver {
         let end = first + n_old;
         let ctx_node = ctx.node;
         let ctx_file = ctx.id;
-        let dir = dir_of(&ctx.path).to_string();
+        let dir = self.ix.file_dir[fi];
         let family = self.ix.family_of_lang[ctx.lang];
         // The old run leaves the name indexes.
         let in_run = |p: &u32| (first..end).contains(&(*p as usize));
         let symbols_now = &self.ix.symbols;
-        let norm_now = &self.ix.norm;
+        let norms_now = &self.ix.norms;
         for (k, s) in symbols_now[first..end].iter().enumerate() {
             self.ix.by_id.remove(&s.id);
             self.ix
@@ -225,10 +225,12 @@ impl Resolver {
                 .remove(key_hash(None, &s.name), named(symbols_now, &s.name), |p| {
                     in_run(&p)
                 });
-            let n = &norm_now[first + k];
+            let n = norm_at(symbols_now, norms_now, first + k);
             self.ix
                 .by_norm
-                .remove(key_hash(None, n), normed(norm_now, n), |p| in_run(&p));
+                .remove(key_hash(None, n), normed(symbols_now, norms_now, n), |p| {
+                    in_run(&p)
+                });
             // Containment lists of the file's own nodes hold only its definitions: they go.
             if let Some(parent) = s.parent {
                 self.ix.children.remove(
@@ -238,13 +240,17 @@ impl Resolver {
                 );
             }
             if s.parent == Some(before.node) {
-                let key = (dir.clone(), s.name.clone());
-                if let Some(list) = self.ix.by_dir.get_mut(&key) {
-                    list.retain(|p| !in_run(p));
-                    if list.is_empty() {
-                        self.ix.by_dir.remove(&key);
-                    }
-                }
+                self.ix.by_dir.remove(
+                    key_hash(Some(i64::from(dir)), &s.name),
+                    in_dir(
+                        symbols_now,
+                        &self.ix.file_index,
+                        &self.ix.file_dir,
+                        dir,
+                        &s.name,
+                    ),
+                    |p| in_run(&p),
+                );
             }
         }
 
@@ -292,12 +298,8 @@ impl Resolver {
             self.ix.by_name.renumber(renumber);
             self.ix.by_norm.renumber(renumber);
             self.ix.children.renumber(renumber);
-            let lists = self
-                .ix
-                .by_dir
-                .values_mut()
-                .chain(self.extra_members.values_mut());
-            for list in lists {
+            self.ix.by_dir.renumber(renumber);
+            for list in self.extra_members.values_mut() {
                 for p in list.iter_mut() {
                     *p = renumber(*p);
                 }
@@ -324,12 +326,12 @@ impl Resolver {
 
         // The new run.
         let pad = new_region - n_new;
-        let norms: Vec<String> = symbols
+        let norms: Vec<Option<Box<str>>> = symbols
             .iter()
-            .map(|s| normalize(&s.qname))
-            .chain(std::iter::repeat_n(String::new(), pad))
+            .map(normalized)
+            .chain(std::iter::repeat_n(None, pad))
             .collect();
-        self.ix.norm.splice(first..region_end, norms);
+        self.ix.norms.splice(first..region_end, norms);
         self.ix.family.splice(
             first..region_end,
             std::iter::repeat_n(family, n_new).chain(std::iter::repeat_n(u16::MAX, pad)),
@@ -352,7 +354,7 @@ impl Resolver {
         };
         let sorted = |p: u32| move |list: &[u32]| list.partition_point(|&x| x < p);
         let symbols_now = &self.ix.symbols;
-        let norm_now = &self.ix.norm;
+        let norms_now = &self.ix.norms;
         for j in 0..n_new {
             let p = (first + j) as u32;
             let s = &symbols_now[first + j];
@@ -363,10 +365,13 @@ impl Resolver {
                 p,
                 sorted(p),
             );
-            let n = &norm_now[first + j];
-            self.ix
-                .by_norm
-                .insert_by(key_hash(None, n), normed(norm_now, n), p, sorted(p));
+            let n = norm_at(symbols_now, norms_now, first + j);
+            self.ix.by_norm.insert_by(
+                key_hash(None, n),
+                normed(symbols_now, norms_now, n),
+                p,
+                sorted(p),
+            );
             if let Some(parent) = s.parent {
                 self.ix.children.push(
                     key_hash(Some(parent), &s.name),
@@ -374,12 +379,17 @@ impl Resolver {
                     p,
                 );
                 if parent == ctx_node {
-                    sorted_insert(
-                        self.ix
-                            .by_dir
-                            .entry((dir.clone(), s.name.clone()))
-                            .or_default(),
+                    self.ix.by_dir.insert_by(
+                        key_hash(Some(i64::from(dir)), &s.name),
+                        in_dir(
+                            symbols_now,
+                            &self.ix.file_index,
+                            &self.ix.file_dir,
+                            dir,
+                            &s.name,
+                        ),
                         p,
+                        sorted(p),
                     );
                 }
             }
@@ -603,15 +613,23 @@ mod tests {
             ));
         }
         for v in r.ix.by_norm.lists() {
-            let k = &r.ix.norm[v[0] as usize];
+            let k = r.ix.norm(v[0] as usize);
             out.push(format!(
                 "norm {k} {:?}",
                 v.iter().map(id).collect::<Vec<_>>()
             ));
         }
-        for (k, v) in &r.ix.by_dir {
+        for v in r.ix.by_dir.lists() {
+            let s = &r.ix.symbols[v[0] as usize];
+            let path = &r
+                .ix
+                .file(s.file)
+                .map(|f| f.path.as_str())
+                .unwrap_or_default();
             out.push(format!(
-                "dir {k:?} {:?}",
+                "dir {:?} {} {:?}",
+                crate::modules::dir_of(path),
+                s.name,
                 v.iter().map(id).collect::<Vec<_>>()
             ));
         }
@@ -636,7 +654,7 @@ mod tests {
         ));
         out.push(format!(
             "norm {:?}",
-            live.iter().map(|&i| &r.ix.norm[i]).collect::<Vec<_>>()
+            live.iter().map(|&i| r.ix.norm(i)).collect::<Vec<_>>()
         ));
         out.sort();
         out

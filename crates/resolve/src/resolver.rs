@@ -766,7 +766,7 @@ impl Resolver {
 
     /// Members named `name` of the type/namespace `s`, following base types.
     pub(crate) fn member(&self, s: u32, name: &str, depth: u32) -> Vec<u32> {
-        let mut direct = dotted(&self.ix.norm[s as usize], name, |key| {
+        let mut direct = dotted(self.ix.norm(s as usize), name, |key| {
             self.ix.norm_named(key).to_vec()
         });
         if !self.extra_members.is_empty()
@@ -811,7 +811,7 @@ impl Resolver {
                 NodeKind::Method | NodeKind::Constructor | NodeKind::Function
             ) {
                 // Out-of-line methods: the owner is the qualified name minus the last segment.
-                let norm = &self.ix.norm[i as usize];
+                let norm = self.ix.norm(i as usize);
                 if let Some((owner, _)) = norm.rsplit_once('.')
                     && let Some(&t) = self
                         .ix
@@ -872,7 +872,7 @@ impl Resolver {
         if inside_type {
             return None;
         }
-        let (owner_path, _) = self.ix.norm[i as usize].rsplit_once('.')?;
+        let (owner_path, _) = self.ix.norm(i as usize).rsplit_once('.')?;
         let owner = owner_path.rsplit('.').next().unwrap_or(owner_path);
         Some((owner_path.to_string(), owner.to_string()))
     }
@@ -987,7 +987,7 @@ impl Resolver {
         }
         let first = kept[0] as usize;
         let same = kept.iter().all(|&c| {
-            self.ix.norm[c as usize] == self.ix.norm[first]
+            self.ix.norm(c as usize) == self.ix.norm(first)
                 && self.ix.symbols[c as usize].file == self.ix.symbols[first].file
         });
         if !same {
@@ -1029,13 +1029,13 @@ impl Resolver {
             let defined: FxHashSet<&str> = kept
                 .iter()
                 .filter(|&&c| !self.ix.symbols[c as usize].declaration)
-                .map(|&c| self.ix.norm[c as usize].as_str())
+                .map(|&c| self.ix.norm(c as usize))
                 .collect();
             return kept
                 .into_iter()
                 .filter(|&c| {
                     !self.ix.symbols[c as usize].declaration
-                        || !defined.contains(self.ix.norm[c as usize].as_str())
+                        || !defined.contains(self.ix.norm(c as usize))
                 })
                 .collect();
         }
@@ -1064,7 +1064,7 @@ impl Resolver {
                     }
                     let defs: Vec<u32> = self
                         .ix
-                        .norm_named(&self.ix.norm[c as usize])
+                        .norm_named(self.ix.norm(c as usize))
                         .iter()
                         .copied()
                         .filter(|&d| {
@@ -1296,15 +1296,9 @@ impl Resolver {
         if r.kind == RefKind::Read && rules.module_style == "rust" {
             return Self::unresolved(r, "no_candidates", 0);
         }
-        if let Some(found) = self
-            .ix
-            .by_dir
-            .get(&(dir_of(&file.path).to_string(), name.to_string()))
-        {
-            let found = self.keep(r, file, found);
-            if !found.is_empty() {
-                return self.edges_to(r, &found, "same_directory", Confidence::Medium);
-            }
+        let found = self.keep(r, file, self.ix.dir_named(file.id, name));
+        if !found.is_empty() {
+            return self.edges_to(r, &found, "same_directory", Confidence::Medium);
         }
         // 5. A unique name in the repository.
         let global = self.global(r, file, name);
@@ -1514,7 +1508,7 @@ impl Resolver {
             let mut all = found.clone();
             for &t in &types {
                 for d in self.implementations(t) {
-                    let key = format!("{}.{}", self.ix.norm[d as usize], r.name);
+                    let key = format!("{}.{}", self.ix.norm(d as usize), r.name);
                     all.extend(self.ix.norm_named(&key).iter().copied());
                     if let Some(extra) = self.extra_members.get(&(d, r.name.clone())) {
                         all.extend(extra.iter().copied());
@@ -1644,7 +1638,7 @@ impl Resolver {
                             .and_then(|p| self.ix.symbol(p))
                             .is_some_and(|(_, p)| p.kind.is_type_like());
                         in_type
-                            || self.ix.norm[c as usize].contains('.') && s.kind == NodeKind::Method
+                            || self.ix.norm(c as usize).contains('.') && s.kind == NodeKind::Method
                     })
                     .map(|c| {
                         let file = self.ix.symbols[c as usize].file;
