@@ -99,10 +99,7 @@ impl Drop for GenerationBuilder<'_> {
             let _ = unjournaled.end(&self.store.conn, &self.store.path, false);
         }
         if self.bulk {
-            let _ = self
-                .store
-                .conn
-                .pragma_update(None, "mmap_size", crate::MMAP_BYTES);
+            let _ = crate::memory_pragmas(&self.store.conn, false);
         }
     }
 }
@@ -810,11 +807,8 @@ impl GenerationBuilder<'_> {
             // Nothing mapped while loading: the pages a load reads back (references for
             // resolution, tables for the index builds) would otherwise count in the process's
             // memory, up to the whole map (73 MB of source: peak RSS 520 -> 440 MiB, the same
-            // wall time). Restored by `finish_bulk`.
-            self.store
-                .conn
-                .pragma_update(None, "mmap_size", 0)
-                .map_err(|e| self.store.err(e))?;
+            // wall time). And a small page cache (`BULK_CACHE_KIB`). Restored by `finish_bulk`.
+            crate::memory_pragmas(&self.store.conn, true).map_err(|e| self.store.err(e))?;
             self.bulk = true;
         }
         Ok(self.bulk)
@@ -898,10 +892,7 @@ impl GenerationBuilder<'_> {
             if let Some(checkpointer) = self.checkpointer.take() {
                 let _ = checkpointer.join();
             }
-            self.store
-                .conn
-                .pragma_update(None, "mmap_size", crate::MMAP_BYTES)
-                .map_err(|e| self.store.err(e))?;
+            crate::memory_pragmas(&self.store.conn, false).map_err(|e| self.store.err(e))?;
             self.store
                 .conn
                 .execute_batch(if unjournaled {
