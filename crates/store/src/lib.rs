@@ -88,16 +88,21 @@ pub(crate) const CACHE_KIB: i64 = 65_536;
 /// (`bench/RESULTS.md`).
 pub(crate) const BULK_CACHE_KIB: i64 = 8_192;
 
-/// Sets the memory a connection's pages take: the page cache and the map (none during a bulk
-/// load, see `GenerationBuilder::begin_bulk`).
+/// Sets the memory a connection's pages take: the page cache, the map (none during a bulk
+/// load, see `GenerationBuilder::begin_bulk`) and where temporary data goes. A bulk load's index
+/// builds sort more than the cache holds: the sorted runs go to a temporary file (deleted when
+/// closed) instead of memory, so they do not grow the process with the repository (73 MB of
+/// source: 14 MiB less at the peak, the same wall time). Queries keep temporary data in memory.
+/// Not in a transaction: SQLite refuses to change `temp_store` there.
 pub(crate) fn memory_pragmas(conn: &Connection, bulk: bool) -> rusqlite::Result<()> {
-    let (cache, mmap) = if bulk {
-        (BULK_CACHE_KIB, 0)
+    let (cache, mmap, temp) = if bulk {
+        (BULK_CACHE_KIB, 0, "FILE")
     } else {
-        (CACHE_KIB, MMAP_BYTES)
+        (CACHE_KIB, MMAP_BYTES, "MEMORY")
     };
     conn.pragma_update(None, "cache_size", -cache)?;
-    conn.pragma_update(None, "mmap_size", mmap)
+    conn.pragma_update(None, "mmap_size", mmap)?;
+    conn.pragma_update(None, "temp_store", temp)
 }
 
 /// An open repository database.
@@ -199,7 +204,6 @@ impl Store {
             c.busy_timeout(Duration::from_secs(30))?;
             c.pragma_update(None, "journal_mode", "WAL")?;
             c.pragma_update(None, "synchronous", "NORMAL")?;
-            c.pragma_update(None, "temp_store", "MEMORY")?;
             memory_pragmas(c, false)?;
             c.pragma_update(None, "journal_size_limit", 67_108_864)?;
             c.pragma_update(None, "foreign_keys", "OFF")?;
@@ -287,15 +291,16 @@ impl Store {
 
     /// Sets `PRAGMA user_version` (tests of the "newer schema" refusal).
     #[doc(hidden)]
-    /// The connection's page cache and map sizes as SQLite reports them (`cache_size`,
-    /// negative for KiB, and `mmap_size` in bytes).
-    pub fn memory_settings(&self) -> Result<(i64, i64)> {
+    /// The connection's page cache and map sizes and where its temporary data goes, as SQLite
+    /// reports them (`cache_size`, negative for KiB; `mmap_size` in bytes; `temp_store`, 1 for
+    /// files, 2 for memory).
+    pub fn memory_settings(&self) -> Result<(i64, i64, i64)> {
         let get = |name: &str| {
             self.conn
                 .pragma_query_value(None, name, |r| r.get::<_, i64>(0))
                 .map_err(|e| self.err(e))
         };
-        Ok((get("cache_size")?, get("mmap_size")?))
+        Ok((get("cache_size")?, get("mmap_size")?, get("temp_store")?))
     }
 
     pub fn set_user_version_for_tests(&self, version: i64) -> Result<()> {

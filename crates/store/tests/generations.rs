@@ -193,7 +193,7 @@ fn reopening_restores_indexes_dropped_by_an_interrupted_bulk_load() {
     assert_eq!(store.nodes_by_name(g, "caller", 10).unwrap().len(), 1);
 }
 
-/// A bulk load maps nothing and keeps a small page cache; the connection gets its own back
+/// A bulk load maps nothing, keeps a small page cache and sorts into files; the connection gets its own back
 /// when the load is published, and when it is abandoned.
 #[test]
 fn a_bulk_load_uses_less_memory_for_pages_and_gives_the_settings_back() {
@@ -201,11 +201,11 @@ fn a_bulk_load_uses_less_memory_for_pages_and_gives_the_settings_back() {
     let path = dir.path().join("index.db");
     let mut store = Store::open(&path).unwrap();
     let normal = store.memory_settings().unwrap();
-    assert_eq!(normal, (-65_536, 268_435_456));
+    assert_eq!(normal, (-65_536, 268_435_456, 2));
     {
         let mut b = store.begin_generation(None, None, false).unwrap();
         assert!(b.begin_bulk().unwrap());
-        assert_eq!(b.store().memory_settings().unwrap(), (-8_192, 0));
+        assert_eq!(b.store().memory_settings().unwrap(), (-8_192, 0, 1));
         // Abandoned.
     }
     assert_eq!(store.memory_settings().unwrap(), normal);
