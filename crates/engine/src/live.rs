@@ -1666,9 +1666,9 @@ impl LiveIndex {
                 f.imports.push(i);
             }
         }
-        for b in inputs.bindings {
+        for b in inputs.bindings.iter() {
             if let Some(f) = by_file.get_mut(&b.file) {
-                f.bindings.push(b);
+                f.bindings.push(b.to_bind());
             }
         }
         let fresh: FxHashSet<i64> = by_file.keys().copied().collect();

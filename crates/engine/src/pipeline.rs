@@ -488,7 +488,9 @@ pub fn index(
             inputs.refs.reserve((bytes / 48).min(2 << 20));
         }
         inputs.symbols.reserve((bytes / 256).min(256 << 10));
-        inputs.bindings.reserve((bytes / 128).min(512 << 10));
+        // ~15 bytes of strings per binding.
+        let bindings = (bytes / 128).min(512 << 10);
+        inputs.bindings.reserve(bindings, bindings * 16);
         inputs.files.reserve(walk.files.len());
     }
     let mut book = RuleBook::default();
@@ -919,13 +921,16 @@ pub fn index(
                     type_text: n.type_text,
                 }),
         );
-        r_bindings.extend(bindings.into_iter().map(|b| resolve::Bind {
-            file: b.file_id,
-            scope: b.scope_id,
-            name: b.name,
-            type_text: b.type_text,
-            value: b.value,
-        }));
+        for b in &bindings {
+            r_bindings.push(
+                b.file_id,
+                b.scope_id,
+                &b.name,
+                b.type_text.as_deref(),
+                b.value.as_deref(),
+            );
+        }
+        drop(bindings);
         r_refs.extend(refs.into_iter().map(resolve_ref));
         r_imports.extend(imports.into_iter().map(|i| resolve::Imp {
             id: i.id,
@@ -1539,7 +1544,7 @@ fn prepare_resolver(
     mut symbols: Vec<resolve::Symbol>,
     refs: &mut [resolve::Ref],
     mut imports: Vec<resolve::Imp>,
-    mut bindings: Vec<resolve::Bind>,
+    mut bindings: resolve::Bindings,
     rules: Vec<resolve::LangRules>,
     npm_packages: NpmPackages,
 ) -> Prepared {
@@ -1560,7 +1565,7 @@ fn prepare_resolver(
     // Bindings have no id: a stable sort keeps each file's in source order. An attribute's
     // bindings across files (`self.x = ...`) are then tried in path order, as the live index
     // tries them, whatever order the files arrived in.
-    bindings.sort_by_cached_key(|b| rank_of(b.file));
+    bindings.sort_by_file(rank_of);
     let mut node_file: FxHashMap<i64, i64> =
         FxHashMap::with_capacity_and_hasher(symbols.len() + files.len(), Default::default());
     node_file.extend(files.iter().map(|f| (f.node, f.id)));
@@ -2005,7 +2010,7 @@ pub(crate) struct ResolverInputs {
     pub(crate) symbols: Vec<resolve::Symbol>,
     pub(crate) refs: Vec<resolve::Ref>,
     pub(crate) imports: Vec<resolve::Imp>,
-    pub(crate) bindings: Vec<resolve::Bind>,
+    pub(crate) bindings: resolve::Bindings,
     /// References stay in the store: `refs` keeps only the inheritance clauses (resolved before
     /// the others) and `ref_ranges` where each file's references are.
     pub(crate) streamed: bool,
@@ -2274,15 +2279,15 @@ pub(crate) fn absorb_rows(batch: &mut Vec<FileBatch>, inputs: &mut ResolverInput
                 alias: i.alias,
                 wildcard: i.wildcard,
             }));
-        inputs
-            .bindings
-            .extend(bindings.into_iter().map(|b| resolve::Bind {
-                file: b.file_id,
-                scope: b.scope_id,
-                name: b.name,
-                type_text: b.type_text,
-                value: b.value,
-            }));
+        for b in &bindings {
+            inputs.bindings.push(
+                b.file_id,
+                b.scope_id,
+                &b.name,
+                b.type_text.as_deref(),
+                b.value.as_deref(),
+            );
+        }
     }
 }
 

@@ -9,6 +9,7 @@
 //! inheritance). Several equally good candidates give `ambiguous` edges to each of them; none
 //! gives an unresolved reference with its reason.
 
+mod bindings;
 mod index;
 mod input;
 mod lists;
@@ -17,6 +18,7 @@ mod patch;
 mod resolver;
 mod typing;
 
+pub use bindings::{BindRef, Bindings};
 pub use input::{
     Bind, Binds, Edge, FileCtx, Imp, LangRules, Output, Ref, Resolution, Symbol, Unresolved,
 };

@@ -476,15 +476,15 @@ impl Resolver {
         self.dead_binds += len as usize;
         let binds_now = &self.binds;
         for p in start..start + len {
-            let b = &binds_now[p as usize];
+            let b = binds_now.get(p as usize);
             self.binds_in_scope.remove(
-                key_hash(Some(b.scope), &b.name),
-                bound_in(binds_now, b.scope, &b.name),
+                key_hash(Some(b.scope), b.name),
+                bound_in(binds_now, b.scope, b.name),
                 |x| x == p,
             );
             self.binds_named.remove(
-                key_hash(None, &b.name),
-                bound_named(binds_now, &b.name),
+                key_hash(None, b.name),
+                bound_named(binds_now, b.name),
                 |x| x == p,
             );
         }
@@ -495,20 +495,20 @@ impl Resolver {
         let binds_now = &self.binds;
         for k in 0..count {
             let p = base + k as u32;
-            let b = &binds_now[p as usize];
+            let b = binds_now.get(p as usize);
             let key = bind_key(fi, k);
             self.bind_order.push(key);
             let order = &self.bind_order;
             let at = |list: &[u32]| list.partition_point(|&x| order[x as usize] < key);
             self.binds_in_scope.insert_by(
-                key_hash(Some(b.scope), &b.name),
-                bound_in(binds_now, b.scope, &b.name),
+                key_hash(Some(b.scope), b.name),
+                bound_in(binds_now, b.scope, b.name),
                 p,
                 at,
             );
             self.binds_named.insert_by(
-                key_hash(None, &b.name),
-                bound_named(binds_now, &b.name),
+                key_hash(None, b.name),
+                bound_named(binds_now, b.name),
                 p,
                 at,
             );
@@ -685,7 +685,7 @@ mod tests {
             .binds_named
             .get(key_hash(None, "x"), bound_named(&r.binds, "x"))
             .iter()
-            .map(|&i| r.binds[i as usize].file)
+            .map(|&i| r.binds.get(i as usize).file)
             .collect();
         assert_eq!(files_of_x, vec![3, 3, 2]);
         assert_eq!(r.dead_bindings(), 1);

@@ -3,9 +3,10 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 use sextant_model::{Confidence, EdgeKind, NodeKind, Provenance, RefKind};
 
+use crate::bindings::Bindings;
 use crate::index::Index;
 use crate::input::{
-    Bind, Binds, Edge, FileCtx, Imp, LangRules, Output, Ref, Resolution, Symbol, Unresolved,
+    Binds, Edge, FileCtx, Imp, LangRules, Output, Ref, Resolution, Symbol, Unresolved,
 };
 use crate::lists::{NameLists, key_hash};
 use crate::modules::{dir_of, join_relative, normalize, strip_extension};
@@ -50,7 +51,7 @@ pub struct Resolver {
     /// The reverse: out-of-line member → its type.
     pub(crate) owner_of: FxHashMap<u32, u32>,
     /// Typed bindings, and their indexes by (scope, name) and by name.
-    pub(crate) binds: Vec<Bind>,
+    pub(crate) binds: Bindings,
     /// (scope, name) → bindings ([`bound_in`]).
     pub(crate) binds_in_scope: NameLists,
     /// name → bindings ([`bound_named`]).
@@ -102,19 +103,19 @@ fn dir_hash(dir: &str) -> u64 {
 /// Whether the binding at a position binds `name` in `scope` (the key of
 /// [`Resolver::binds_in_scope`]).
 pub(crate) fn bound_in<'a>(
-    binds: &'a [Bind],
+    binds: &'a Bindings,
     scope: i64,
     name: &'a str,
 ) -> impl Fn(u32) -> bool + 'a {
     move |p| {
-        let b = &binds[p as usize];
+        let b = binds.get(p as usize);
         b.scope == scope && b.name == name
     }
 }
 
 /// Whether the binding at a position binds `name` (the key of [`Resolver::binds_named`]).
-pub(crate) fn bound_named<'a>(binds: &'a [Bind], name: &'a str) -> impl Fn(u32) -> bool + 'a {
-    move |p| binds[p as usize].name == name
+pub(crate) fn bound_named<'a>(binds: &'a Bindings, name: &'a str) -> impl Fn(u32) -> bool + 'a {
+    move |p| binds.get(p as usize).name == name
 }
 
 /// The place of a file's `local`-th binding in rebuild order (files in the order fed).
@@ -188,7 +189,7 @@ impl Resolver {
             derived: FxHashMap::default(),
             extra_members: FxHashMap::default(),
             owner_of: FxHashMap::default(),
-            binds: Vec::new(),
+            binds: Bindings::default(),
             binds_in_scope: NameLists::default(),
             binds_named: NameLists::default(),
             bind_order: Vec::new(),
@@ -261,11 +262,13 @@ impl Resolver {
 
     /// Adds typed bindings (receiver typing). Order matters only within a scope: the first
     /// binding of a name with a declared type wins, else the first with a value.
-    pub fn with_bindings(mut self, binds: Vec<Bind>) -> Resolver {
+    pub fn with_bindings(mut self, binds: impl Into<Bindings>) -> Resolver {
+        let binds: Bindings = binds.into();
         self.tables_changed();
         let mut local = 0usize;
         let mut previous: Option<i64> = None;
-        for (i, b) in binds.iter().enumerate() {
+        for i in 0..binds.len() {
+            let b = binds.get(i);
             if previous != Some(b.file) {
                 previous = Some(b.file);
                 local = 0;
@@ -285,13 +288,13 @@ impl Resolver {
             let run = self.binds_of_file.entry(b.file).or_insert((i as u32, 0));
             run.1 += 1;
             self.binds_in_scope.push(
-                key_hash(Some(b.scope), &b.name),
-                bound_in(&binds, b.scope, &b.name),
+                key_hash(Some(b.scope), b.name),
+                bound_in(&binds, b.scope, b.name),
                 i as u32,
             );
             self.binds_named.push(
-                key_hash(None, &b.name),
-                bound_named(&binds, &b.name),
+                key_hash(None, b.name),
+                bound_named(&binds, b.name),
                 i as u32,
             );
         }
@@ -1476,7 +1479,7 @@ impl Resolver {
             // `s: &str`): its members are external, not a guess by name.
             return self
                 .binding_of(r.src, file, recv)
-                .and_then(|b| b.type_text.as_deref().map(|t| (b, t)))
+                .and_then(|b| b.type_text.map(|t| (b, t)))
                 .filter(|(b, t)| self.type_is_external(t, b.file, b.scope))
                 .map(|_| Self::unresolved(r, "external", 0));
         };

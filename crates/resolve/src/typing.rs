@@ -8,7 +8,8 @@
 
 use sextant_model::{NodeKind, RefKind};
 
-use crate::input::{Bind, FileCtx, Ref, Resolution};
+use crate::bindings::BindRef;
+use crate::input::{FileCtx, Ref, Resolution};
 use crate::lists::key_hash;
 use crate::resolver::{Resolver, bound_in, bound_named};
 
@@ -232,13 +233,13 @@ impl Resolver {
 
     /// The binding of `name` visible from `src`: innermost scope first; in a scope, the first
     /// with a declared type, else the first with a value, else the first.
-    pub(crate) fn binding_of(&self, src: i64, file: &FileCtx, name: &str) -> Option<&Bind> {
+    pub(crate) fn binding_of(&self, src: i64, file: &FileCtx, name: &str) -> Option<BindRef<'_>> {
         for scope in self.scope_chain(src, file.node) {
             let list = self.binds_in_scope.get(
                 key_hash(Some(scope), name),
                 bound_in(&self.binds, scope, name),
             );
-            let binds = list.iter().map(|&i| &self.binds[i as usize]);
+            let binds = list.iter().map(|&i| self.binds.get(i as usize));
             if let Some(b) = binds.clone().find(|b| b.type_text.is_some()) {
                 return Some(b);
             }
@@ -314,7 +315,7 @@ impl Resolver {
             .binds_named
             .get(key_hash(None, written), bound_named(&self.binds, written));
         for &i in list {
-            let b = &self.binds[i as usize];
+            let b = self.binds.get(i as usize);
             if self.enclosing_type(b.scope) == Some(t)
                 && let Some(found) = self.binding_types(b, depth + 1)
             {
@@ -324,7 +325,7 @@ impl Resolver {
         None
     }
 
-    fn binding_types(&self, b: &Bind, depth: u32) -> Option<Vec<u32>> {
+    fn binding_types(&self, b: BindRef<'_>, depth: u32) -> Option<Vec<u32>> {
         if depth > MAX_TYPE_DEPTH {
             return None;
         }
@@ -334,7 +335,7 @@ impl Resolver {
             return Some(found);
         }
         // The callee as written, or a whole call expression (`factory.make()`).
-        let value = b.value.as_deref()?;
+        let value = b.value?;
         let value = callee_of(value).unwrap_or(value);
         let probe = Ref {
             id: -1,
