@@ -1650,10 +1650,10 @@ impl LiveIndex {
                 },
             );
         }
-        for s in inputs.symbols {
-            names.insert(s.name.clone());
+        for s in inputs.symbols.iter() {
+            names.insert(s.name.to_string());
             if let Some(f) = by_file.get_mut(&s.file) {
-                f.symbols.push(s);
+                f.symbols.push(s.to_symbol());
             }
         }
         for r in inputs.refs {

@@ -487,7 +487,9 @@ pub fn index(
         if !inputs.streamed {
             inputs.refs.reserve((bytes / 48).min(2 << 20));
         }
-        inputs.symbols.reserve((bytes / 256).min(256 << 10));
+        // ~60 bytes of qualified name and type per symbol.
+        let symbols = (bytes / 256).min(256 << 10);
+        inputs.symbols.reserve(symbols, symbols * 64);
         // ~15 bytes of strings per binding.
         let bindings = (bytes / 128).min(512 << 10);
         inputs.bindings.reserve(bindings, bindings * 16);
@@ -906,21 +908,19 @@ pub fn index(
                 });
             }
         }
-        r_symbols.extend(
-            nodes
-                .into_iter()
-                .filter(|n| n.kind != NodeKind::File)
-                .map(|n| resolve::Symbol {
-                    id: n.id,
-                    file: n.file_id,
-                    kind: n.kind,
-                    name: n.name,
-                    declaration: n.modifiers.split(',').any(is_declaration_modifier),
-                    qname: n.qname,
-                    parent: n.parent_id,
-                    type_text: n.type_text,
-                }),
-        );
+        for n in nodes.iter().filter(|n| n.kind != NodeKind::File) {
+            r_symbols.push(resolve::SymRef {
+                id: n.id,
+                file: n.file_id,
+                kind: n.kind,
+                declaration: n.modifiers.split(',').any(is_declaration_modifier),
+                name: &n.name,
+                qname: &n.qname,
+                parent: n.parent_id,
+                type_text: n.type_text.as_deref(),
+            });
+        }
+        drop(nodes);
         for b in &bindings {
             r_bindings.push(
                 b.file_id,
@@ -1541,7 +1541,7 @@ struct Prepared {
 /// symbols, imports and bindings, in path order then id or source order), overrides.
 fn prepare_resolver(
     files: Vec<resolve::FileCtx>,
-    mut symbols: Vec<resolve::Symbol>,
+    mut symbols: resolve::Symbols,
     refs: &mut [resolve::Ref],
     mut imports: Vec<resolve::Imp>,
     mut bindings: resolve::Bindings,
@@ -1559,7 +1559,7 @@ fn prepare_resolver(
     };
     let rank: FxHashMap<i64, usize> = files.iter().enumerate().map(|(i, f)| (f.id, i)).collect();
     let rank_of = |file: i64| rank.get(&file).copied().unwrap_or(usize::MAX);
-    symbols.sort_by_cached_key(|s| (rank_of(s.file), s.id));
+    symbols.sort_by_key(|file, id| (rank_of(file), id));
     refs.sort_by_cached_key(|r| (rank_of(r.file), r.id));
     imports.sort_by_cached_key(|i| (rank_of(i.file), i.id));
     // Bindings have no id: a stable sort keeps each file's in source order. An attribute's
@@ -1569,7 +1569,7 @@ fn prepare_resolver(
     let mut node_file: FxHashMap<i64, i64> =
         FxHashMap::with_capacity_and_hasher(symbols.len() + files.len(), Default::default());
     node_file.extend(files.iter().map(|f| (f.node, f.id)));
-    node_file.extend(symbols.iter().map(|s| (s.id, s.file)));
+    node_file.extend((0..symbols.len()).map(|i| symbols.id_file(i)));
     step("sorted");
     let mut resolver = resolve::Resolver::new(files, symbols, rules)
         .with_bindings(bindings)
@@ -2007,7 +2007,7 @@ use sextant_store::FileBatch;
 #[derive(Default)]
 pub(crate) struct ResolverInputs {
     pub(crate) files: Vec<resolve::FileCtx>,
-    pub(crate) symbols: Vec<resolve::Symbol>,
+    pub(crate) symbols: resolve::Symbols,
     pub(crate) refs: Vec<resolve::Ref>,
     pub(crate) imports: Vec<resolve::Imp>,
     pub(crate) bindings: resolve::Bindings,
@@ -2215,21 +2215,19 @@ pub(crate) fn file_rows(
 /// Moves written rows into the resolver's inputs (File nodes are not symbols).
 pub(crate) fn absorb_rows(batch: &mut Vec<FileBatch>, inputs: &mut ResolverInputs) {
     for (_, nodes, refs, imports, bindings) in batch.drain(..) {
-        inputs.symbols.extend(
-            nodes
-                .into_iter()
-                .filter(|n| n.kind != NodeKind::File)
-                .map(|n| resolve::Symbol {
-                    id: n.id,
-                    file: n.file_id,
-                    kind: n.kind,
-                    declaration: n.modifiers.split(',').any(is_declaration_modifier),
-                    name: n.name,
-                    qname: n.qname,
-                    parent: n.parent_id,
-                    type_text: n.type_text,
-                }),
-        );
+        for n in nodes.iter().filter(|n| n.kind != NodeKind::File) {
+            inputs.symbols.push(resolve::SymRef {
+                id: n.id,
+                file: n.file_id,
+                kind: n.kind,
+                declaration: n.modifiers.split(',').any(is_declaration_modifier),
+                name: &n.name,
+                qname: &n.qname,
+                parent: n.parent_id,
+                type_text: n.type_text.as_deref(),
+            });
+        }
+        drop(nodes);
         if inputs.streamed
             && let (Some(first), Some(last)) = (refs.first(), refs.last())
         {

@@ -5,9 +5,10 @@ use rustc_hash::FxHashMap;
 use crate::input::{FileCtx, LangRules, Symbol};
 use crate::lists::{NameLists, key_hash};
 use crate::modules::{dir_of, normalize, strip_extension};
+use crate::symbols::{SymRef, Symbols};
 
 pub(crate) struct Index {
-    pub symbols: Vec<Symbol>,
+    pub symbols: Symbols,
     /// Normalised qualified name per symbol where it differs from the qualified name (a
     /// Python, Java or TypeScript name is already normalised): see [`Index::norm`].
     pub norms: Vec<Option<Box<str>>>,
@@ -58,7 +59,7 @@ pub(crate) fn spare(file: i64) -> Symbol {
     }
 }
 
-pub(crate) fn is_spare(s: &Symbol) -> bool {
+pub(crate) fn is_spare(s: &SymRef<'_>) -> bool {
     s.id == 0
 }
 
@@ -67,26 +68,33 @@ impl Index {
     /// after each file's run (a file defining nothing gets its spare places too).
     pub fn build(
         files: Vec<FileCtx>,
-        symbols: Vec<Symbol>,
+        symbols: Symbols,
         rules: Vec<LangRules>,
         spare_places: usize,
     ) -> Index {
         let symbols = if spare_places == 0 {
             symbols
         } else {
-            let mut by_file: FxHashMap<i64, Vec<Symbol>> = FxHashMap::default();
-            for s in symbols {
-                by_file.entry(s.file).or_default().push(s);
+            let mut by_file: FxHashMap<i64, Vec<usize>> = FxHashMap::default();
+            for i in 0..symbols.len() {
+                by_file.entry(symbols.id_file(i).1).or_default().push(i);
             }
-            let mut out = Vec::new();
+            let mut out = Symbols::default();
             for f in &files {
-                out.extend(by_file.remove(&f.id).unwrap_or_default());
-                out.extend(std::iter::repeat_with(|| spare(f.id)).take(spare_places));
+                for i in by_file.remove(&f.id).unwrap_or_default() {
+                    out.push(symbols.get(i));
+                }
+                let spare = spare(f.id);
+                for _ in 0..spare_places {
+                    out.push_symbol(&spare);
+                }
             }
             // Definitions of no known file (none are fed) keep their order at the end.
-            let mut rest: Vec<Vec<Symbol>> = by_file.into_values().collect();
-            rest.sort_by_key(|v| v.first().map(|s| s.id));
-            out.extend(rest.into_iter().flatten());
+            let mut rest: Vec<Vec<usize>> = by_file.into_values().collect();
+            rest.sort_by_key(|v| v.first().map(|&i| symbols.id_file(i).0));
+            for i in rest.into_iter().flatten() {
+                out.push(symbols.get(i));
+            }
             out
         };
         let mut families: FxHashMap<String, u16> = FxHashMap::default();
@@ -136,21 +144,21 @@ impl Index {
         let mut family = Vec::with_capacity(symbols.len());
         for (i, s) in symbols.iter().enumerate() {
             let i = i as u32;
-            if is_spare(s) {
+            if is_spare(&s) {
                 norms.push(None);
                 family.push(u16::MAX);
                 continue;
             }
             by_id.insert(s.id, i);
-            by_name.push(key_hash(None, &s.name), named(&symbols, &s.name), i);
-            let n = normalized(s);
-            let key = n.as_deref().unwrap_or(&s.qname);
+            by_name.push(key_hash(None, s.name), named(&symbols, s.name), i);
+            let n = normalized(s.qname);
+            let key = n.as_deref().unwrap_or(s.qname);
             by_norm.push(key_hash(None, key), normed(&symbols, &norms, key), i);
             norms.push(n);
             if let Some(p) = s.parent {
                 children.push(
-                    key_hash(Some(p), &s.name),
-                    child_named(&symbols, p, &s.name),
+                    key_hash(Some(p), s.name),
+                    child_named(&symbols, p, s.name),
                     i,
                 );
             }
@@ -164,8 +172,8 @@ impl Index {
             {
                 let dir = file_dir[fi];
                 by_dir.push(
-                    key_hash(Some(i64::from(dir)), &s.name),
-                    in_dir(&symbols, &file_index, &file_dir, dir, &s.name),
+                    key_hash(Some(i64::from(dir)), s.name),
+                    in_dir(&symbols, &file_index, &file_dir, dir, s.name),
                     i,
                 );
             }
@@ -203,8 +211,10 @@ impl Index {
         self.file_index.get(&id).map(|&i| &self.files[i])
     }
 
-    pub fn symbol(&self, id: i64) -> Option<(u32, &Symbol)> {
-        self.by_id.get(&id).map(|&i| (i, &self.symbols[i as usize]))
+    pub fn symbol(&self, id: i64) -> Option<(u32, SymRef<'_>)> {
+        self.by_id
+            .get(&id)
+            .map(|&i| (i, self.symbols.get(i as usize)))
     }
 
     pub fn children_named(&self, parent: i64, name: &str) -> &[u32] {
@@ -243,29 +253,29 @@ impl Index {
 }
 
 /// Whether the symbol at a position is named `name` (the key of [`Index::by_name`]).
-pub(crate) fn named<'a>(symbols: &'a [Symbol], name: &'a str) -> impl Fn(u32) -> bool + 'a {
-    move |p| symbols[p as usize].name == name
+pub(crate) fn named<'a>(symbols: &'a Symbols, name: &'a str) -> impl Fn(u32) -> bool + 'a {
+    move |p| symbols.get(p as usize).name == name
 }
 
 /// A symbol's normalised qualified name, when it differs from its qualified name.
-pub(crate) fn normalized(s: &Symbol) -> Option<Box<str>> {
-    let n = normalize(&s.qname);
-    (n != s.qname).then(|| n.into_boxed_str())
+pub(crate) fn normalized(qname: &str) -> Option<Box<str>> {
+    let n = normalize(qname);
+    (n != qname).then(|| n.into_boxed_str())
 }
 
 /// The normalised qualified name of the symbol at position `i` ([`Index::norms`]).
 pub(crate) fn norm_at<'a>(
-    symbols: &'a [Symbol],
+    symbols: &'a Symbols,
     norms: &'a [Option<Box<str>>],
     i: usize,
 ) -> &'a str {
-    norms[i].as_deref().unwrap_or(&symbols[i].qname)
+    norms[i].as_deref().unwrap_or_else(|| symbols.get(i).qname)
 }
 
 /// Whether the symbol at a position has the normalised qualified name `key` (the key of
 /// [`Index::by_norm`]).
 pub(crate) fn normed<'a>(
-    symbols: &'a [Symbol],
+    symbols: &'a Symbols,
     norms: &'a [Option<Box<str>>],
     key: &'a str,
 ) -> impl Fn(u32) -> bool + 'a {
@@ -275,14 +285,14 @@ pub(crate) fn normed<'a>(
 /// Whether the symbol at a position is named `name` and defined in a file of directory `dir`
 /// (the key of [`Index::by_dir`]).
 pub(crate) fn in_dir<'a>(
-    symbols: &'a [Symbol],
+    symbols: &'a Symbols,
     file_index: &'a FxHashMap<i64, usize>,
     file_dir: &'a [u32],
     dir: u32,
     name: &'a str,
 ) -> impl Fn(u32) -> bool + 'a {
     move |p| {
-        let s = &symbols[p as usize];
+        let s = symbols.get(p as usize);
         s.name == name && file_index.get(&s.file).is_some_and(|&f| file_dir[f] == dir)
     }
 }
@@ -290,12 +300,12 @@ pub(crate) fn in_dir<'a>(
 /// Whether the symbol at a position is the child `name` of `parent` (the key of
 /// [`Index::children`]).
 pub(crate) fn child_named<'a>(
-    symbols: &'a [Symbol],
+    symbols: &'a Symbols,
     parent: i64,
     name: &'a str,
 ) -> impl Fn(u32) -> bool + 'a {
     move |p| {
-        let s = &symbols[p as usize];
+        let s = symbols.get(p as usize);
         s.parent == Some(parent) && s.name == name
     }
 }

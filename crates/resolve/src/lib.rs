@@ -16,6 +16,7 @@ mod lists;
 mod modules;
 mod patch;
 mod resolver;
+mod symbols;
 mod typing;
 
 pub use bindings::{BindRef, Bindings};
@@ -25,3 +26,4 @@ pub use input::{
 pub use modules::normalize;
 pub use patch::{Matching, PatchError, Replaced, match_symbols};
 pub use resolver::{MAX_CANDIDATES, Resolver, push};
+pub use symbols::{SymRef, Symbols};

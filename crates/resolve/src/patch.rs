@@ -151,27 +151,27 @@ impl Resolver {
             return Err(PatchError::FileChanged);
         }
         // The file's definitions are one run of the symbol table (files are fed in order).
-        let first = self
-            .ix
-            .symbols
-            .iter()
-            .position(|s| s.file == old)
-            .unwrap_or(self.ix.symbols.len());
-        let n_old = self.ix.symbols[first..]
-            .iter()
-            .take_while(|s| s.file == old && !crate::index::is_spare(s))
+        let table = &self.ix.symbols;
+        let first = (0..table.len())
+            .position(|i| table.id_file(i).1 == old)
+            .unwrap_or(table.len());
+        // A spare place has id 0 (see `index::spare`).
+        let n_old = (first..table.len())
+            .take_while(|&i| table.id_file(i) != (0, old) && table.id_file(i).1 == old)
             .count();
         // Spare places after the run (see `Index::build`): a run that grows into them moves
         // nothing after it.
-        let slack = self.ix.symbols[first + n_old..]
-            .iter()
-            .take_while(|s| s.file == old && crate::index::is_spare(s))
+        let slack = (first + n_old..table.len())
+            .take_while(|&i| table.id_file(i) == (0, old))
             .count();
         if n_old + slack == 0 && !symbols.is_empty() {
             // No run to grow in place (where the new one goes is not kept).
             return Err(PatchError::NoRun);
         }
-        let olds = &self.ix.symbols[first..first + n_old];
+        let olds: Vec<Symbol> = (first..first + n_old)
+            .map(|i| table.get(i).to_symbol())
+            .collect();
+        let olds = &olds[..];
         let matching = match_symbols(before.node, olds, ctx.node, &symbols);
         let reshaped = !matching.complete();
         let changed: Vec<String> = matching
@@ -218,11 +218,12 @@ impl Resolver {
         let in_run = |p: &u32| (first..end).contains(&(*p as usize));
         let symbols_now = &self.ix.symbols;
         let norms_now = &self.ix.norms;
-        for (k, s) in symbols_now[first..end].iter().enumerate() {
+        for k in 0..end - first {
+            let s = symbols_now.get(first + k);
             self.ix.by_id.remove(&s.id);
             self.ix
                 .by_name
-                .remove(key_hash(None, &s.name), named(symbols_now, &s.name), |p| {
+                .remove(key_hash(None, s.name), named(symbols_now, s.name), |p| {
                     in_run(&p)
                 });
             let n = norm_at(symbols_now, norms_now, first + k);
@@ -234,20 +235,20 @@ impl Resolver {
             // Containment lists of the file's own nodes hold only its definitions: they go.
             if let Some(parent) = s.parent {
                 self.ix.children.remove(
-                    key_hash(Some(parent), &s.name),
-                    child_named(symbols_now, parent, &s.name),
+                    key_hash(Some(parent), s.name),
+                    child_named(symbols_now, parent, s.name),
                     |p| in_run(&p),
                 );
             }
             if s.parent == Some(before.node) {
                 self.ix.by_dir.remove(
-                    key_hash(Some(i64::from(dir)), &s.name),
+                    key_hash(Some(i64::from(dir)), s.name),
                     in_dir(
                         symbols_now,
                         &self.ix.file_index,
                         &self.ix.file_dir,
                         dir,
-                        &s.name,
+                        s.name,
                     ),
                     |p| in_run(&p),
                 );
@@ -328,7 +329,7 @@ impl Resolver {
         let pad = new_region - n_new;
         let norms: Vec<Option<Box<str>>> = symbols
             .iter()
-            .map(normalized)
+            .map(|s| normalized(&s.qname))
             .chain(std::iter::repeat_n(None, pad))
             .collect();
         self.ix.norms.splice(first..region_end, norms);
@@ -336,11 +337,9 @@ impl Resolver {
             first..region_end,
             std::iter::repeat_n(family, n_new).chain(std::iter::repeat_n(u16::MAX, pad)),
         );
-        let removed_ids: Vec<i64> = self.ix.symbols[first..end]
-            .iter()
-            .enumerate()
-            .filter(|(k, _)| matching.pairs[*k].is_none())
-            .map(|(_, s)| s.id)
+        let removed_ids: Vec<i64> = (first..end)
+            .filter(|&i| matching.pairs[i - first].is_none())
+            .map(|i| self.ix.symbols.id_file(i).0)
             .collect();
         self.ix.symbols.splice(
             first..region_end,
@@ -357,11 +356,11 @@ impl Resolver {
         let norms_now = &self.ix.norms;
         for j in 0..n_new {
             let p = (first + j) as u32;
-            let s = &symbols_now[first + j];
+            let s = symbols_now.get(first + j);
             self.ix.by_id.insert(s.id, p);
             self.ix.by_name.insert_by(
-                key_hash(None, &s.name),
-                named(symbols_now, &s.name),
+                key_hash(None, s.name),
+                named(symbols_now, s.name),
                 p,
                 sorted(p),
             );
@@ -374,19 +373,19 @@ impl Resolver {
             );
             if let Some(parent) = s.parent {
                 self.ix.children.push(
-                    key_hash(Some(parent), &s.name),
-                    child_named(symbols_now, parent, &s.name),
+                    key_hash(Some(parent), s.name),
+                    child_named(symbols_now, parent, s.name),
                     p,
                 );
                 if parent == ctx_node {
                     self.ix.by_dir.insert_by(
-                        key_hash(Some(i64::from(dir)), &s.name),
+                        key_hash(Some(i64::from(dir)), s.name),
                         in_dir(
                             symbols_now,
                             &self.ix.file_index,
                             &self.ix.file_dir,
                             dir,
-                            &s.name,
+                            s.name,
                         ),
                         p,
                         sorted(p),
@@ -463,7 +462,7 @@ impl Resolver {
         for &j in &matching.added {
             let p = (first + j) as u32;
             if let Some(t) = self.out_of_line_owner(p) {
-                let name = self.ix.symbols[p as usize].name.clone();
+                let name = self.ix.symbols.get(p as usize).name.to_string();
                 sorted_insert(self.extra_members.entry((t, name)).or_default(), p);
                 self.owner_of.insert(p, t);
             }
@@ -603,10 +602,10 @@ mod tests {
     /// The name tables as ids (positions differ between a patched and a built resolver only
     /// if something is wrong).
     fn tables(r: &Resolver) -> Vec<String> {
-        let id = |p: &u32| r.ix.symbols[*p as usize].id;
+        let id = |p: &u32| r.ix.symbols.get(*p as usize).id;
         let mut out: Vec<String> = Vec::new();
         for v in r.ix.by_name.lists() {
-            let k = &r.ix.symbols[v[0] as usize].name;
+            let k = r.ix.symbols.get(v[0] as usize).name;
             out.push(format!(
                 "name {k} {:?}",
                 v.iter().map(id).collect::<Vec<_>>()
@@ -620,7 +619,7 @@ mod tests {
             ));
         }
         for v in r.ix.by_dir.lists() {
-            let s = &r.ix.symbols[v[0] as usize];
+            let s = r.ix.symbols.get(v[0] as usize);
             let path = &r
                 .ix
                 .file(s.file)
@@ -634,7 +633,7 @@ mod tests {
             ));
         }
         for v in r.ix.children.lists() {
-            let s = &r.ix.symbols[v[0] as usize];
+            let s = r.ix.symbols.get(v[0] as usize);
             out.push(format!(
                 "child {:?} {} {:?}",
                 s.parent,
@@ -643,14 +642,16 @@ mod tests {
             ));
         }
         for (k, &p) in &r.ix.by_id {
-            out.push(format!("id {k} {}", r.ix.symbols[p as usize].id));
+            out.push(format!("id {k} {}", r.ix.symbols.get(p as usize).id));
         }
         let live: Vec<usize> = (0..r.ix.symbols.len())
-            .filter(|&i| !crate::index::is_spare(&r.ix.symbols[i]))
+            .filter(|&i| !crate::index::is_spare(&r.ix.symbols.get(i)))
             .collect();
         out.push(format!(
             "symbols {:?}",
-            live.iter().map(|&i| r.ix.symbols[i].id).collect::<Vec<_>>()
+            live.iter()
+                .map(|&i| r.ix.symbols.get(i).id)
+                .collect::<Vec<_>>()
         ));
         out.push(format!(
             "norm {:?}",
@@ -770,7 +771,7 @@ mod tests {
         assert_eq!(
             r.ix.named("f")
                 .iter()
-                .map(|&p| r.ix.symbols[p as usize].id)
+                .map(|&p| r.ix.symbols.get(p as usize).id)
                 .collect::<Vec<_>>(),
             vec![31, 21]
         );

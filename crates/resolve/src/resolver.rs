@@ -5,11 +5,10 @@ use sextant_model::{Confidence, EdgeKind, NodeKind, Provenance, RefKind};
 
 use crate::bindings::Bindings;
 use crate::index::Index;
-use crate::input::{
-    Binds, Edge, FileCtx, Imp, LangRules, Output, Ref, Resolution, Symbol, Unresolved,
-};
+use crate::input::{Binds, Edge, FileCtx, Imp, LangRules, Output, Ref, Resolution, Unresolved};
 use crate::lists::{NameLists, key_hash};
 use crate::modules::{dir_of, join_relative, normalize, strip_extension};
+use crate::symbols::Symbols;
 
 /// At most this many candidates are kept as `ambiguous` edges; more is `too_many_candidates`.
 pub const MAX_CANDIDATES: usize = 8;
@@ -169,7 +168,11 @@ fn is_simple_path(text: &str) -> bool {
 
 impl Resolver {
     /// Builds the indexes.
-    pub fn new(files: Vec<FileCtx>, symbols: Vec<Symbol>, rules: Vec<LangRules>) -> Resolver {
+    pub fn new(
+        files: Vec<FileCtx>,
+        symbols: impl Into<Symbols>,
+        rules: Vec<LangRules>,
+    ) -> Resolver {
         Self::with_spare_places(files, symbols, rules, 0)
     }
 
@@ -178,12 +181,12 @@ impl Resolver {
     /// any other (a live index's resolver).
     pub fn with_spare_places(
         files: Vec<FileCtx>,
-        symbols: Vec<Symbol>,
+        symbols: impl Into<Symbols>,
         rules: Vec<LangRules>,
         spare: usize,
     ) -> Resolver {
         Resolver {
-            ix: Index::build(files, symbols, rules, spare),
+            ix: Index::build(files, symbols.into(), rules, spare),
             bindings: FxHashMap::default(),
             bases: FxHashMap::default(),
             derived: FxHashMap::default(),
@@ -707,7 +710,7 @@ impl Resolver {
                 Some(Target::Symbols(syms)) => syms
                     .iter()
                     .take(MAX_CANDIDATES)
-                    .map(|&s| self.ix.symbols[s as usize].id)
+                    .map(|&s| self.ix.symbols.get(s as usize).id)
                     .collect(),
                 _ => Vec::new(),
             };
@@ -743,7 +746,7 @@ impl Resolver {
                 match t {
                     Target::Module { files, .. } => set.extend(files.iter().copied()),
                     Target::Symbols(syms) => {
-                        set.extend(syms.iter().map(|&s| self.ix.symbols[s as usize].file))
+                        set.extend(syms.iter().map(|&s| self.ix.symbols.get(s as usize).file))
                     }
                     Target::External => {}
                 }
@@ -784,7 +787,7 @@ impl Resolver {
         if !direct.is_empty() || depth > 6 {
             return direct;
         }
-        let id = self.ix.symbols[s as usize].id;
+        let id = self.ix.symbols.get(s as usize).id;
         let mut out = Vec::new();
         if let Some(bases) = self.bases.get(&id) {
             for b in bases {
@@ -820,7 +823,7 @@ impl Resolver {
                         .ix
                         .norm_named(owner)
                         .iter()
-                        .find(|&&t| self.ix.symbols[t as usize].kind.is_type_like())
+                        .find(|&&t| self.ix.symbols.get(t as usize).kind.is_type_like())
                 {
                     return Some(t);
                 }
@@ -844,7 +847,7 @@ impl Resolver {
             self.owner_paths.insert(owner_path);
             self.fix(&owner, None);
             if let Some(t) = self.out_of_line_owner(i) {
-                let name = self.ix.symbols[i as usize].name.clone();
+                let name = self.ix.symbols.get(i as usize).name.to_string();
                 extra.entry((t, name)).or_default().push(i);
                 owners.insert(i, t);
             }
@@ -856,7 +859,7 @@ impl Resolver {
     /// For a member kind written outside a type (no type-like parent): its normalised owner
     /// path and the owner's last segment.
     fn out_of_line_probe(&self, i: u32) -> Option<(String, String)> {
-        let s = &self.ix.symbols[i as usize];
+        let s = self.ix.symbols.get(i as usize);
         if !matches!(
             s.kind,
             NodeKind::Method
@@ -888,11 +891,11 @@ impl Resolver {
             .ix
             .norm_named(&owner_path)
             .iter()
-            .any(|&t| self.ix.symbols[t as usize].kind.is_type_like());
+            .any(|&t| self.ix.symbols.get(t as usize).kind.is_type_like());
         if owned {
             return None;
         }
-        let s = &self.ix.symbols[i as usize];
+        let s = self.ix.symbols.get(i as usize);
         let file = self.ix.file(s.file)?;
         let probe = Ref {
             id: -1,
@@ -975,7 +978,7 @@ impl Resolver {
             .iter()
             .copied()
             .filter(|&c| {
-                let s = &self.ix.symbols[c as usize];
+                let s = self.ix.symbols.get(c as usize);
                 allowed(r.kind, s.kind) && self.ix.family[c as usize] == fam && seen.insert(c)
             })
             .collect();
@@ -991,7 +994,7 @@ impl Resolver {
         let first = kept[0] as usize;
         let same = kept.iter().all(|&c| {
             self.ix.norm(c as usize) == self.ix.norm(first)
-                && self.ix.symbols[c as usize].file == self.ix.symbols[first].file
+                && self.ix.symbols.get(c as usize).file == self.ix.symbols.get(first).file
         });
         if !same {
             return kept;
@@ -1001,7 +1004,7 @@ impl Resolver {
             RefKind::Type | RefKind::Inherit | RefKind::Implement | RefKind::Instantiate
         );
         let score = |c: u32| {
-            let k = self.ix.symbols[c as usize].kind;
+            let k = self.ix.symbols.get(c as usize).kind;
             let is_type = k.is_type_like() || matches!(k, NodeKind::TypeAlias);
             match (wants_type, is_type, k) {
                 (true, true, NodeKind::Class) => 0,
@@ -1027,17 +1030,17 @@ impl Resolver {
         if kept.len() > 1
             && kept
                 .iter()
-                .any(|&c| self.ix.symbols[c as usize].declaration)
+                .any(|&c| self.ix.symbols.get(c as usize).declaration)
         {
             let defined: FxHashSet<&str> = kept
                 .iter()
-                .filter(|&&c| !self.ix.symbols[c as usize].declaration)
+                .filter(|&&c| !self.ix.symbols.get(c as usize).declaration)
                 .map(|&c| self.ix.norm(c as usize))
                 .collect();
             return kept
                 .into_iter()
                 .filter(|&c| {
-                    !self.ix.symbols[c as usize].declaration
+                    !self.ix.symbols.get(c as usize).declaration
                         || !defined.contains(self.ix.norm(c as usize))
                 })
                 .collect();
@@ -1056,12 +1059,12 @@ impl Resolver {
         let redirected: Vec<u32>;
         let cands = if cands
             .iter()
-            .any(|&c| self.ix.symbols[c as usize].declaration)
+            .any(|&c| self.ix.symbols.get(c as usize).declaration)
         {
             redirected = cands
                 .iter()
                 .map(|&c| {
-                    let s = &self.ix.symbols[c as usize];
+                    let s = self.ix.symbols.get(c as usize);
                     if !s.declaration {
                         return c;
                     }
@@ -1071,8 +1074,8 @@ impl Resolver {
                         .iter()
                         .copied()
                         .filter(|&d| {
-                            !self.ix.symbols[d as usize].declaration
-                                && self.ix.symbols[d as usize].kind == s.kind
+                            !self.ix.symbols.get(d as usize).declaration
+                                && self.ix.symbols.get(d as usize).kind == s.kind
                                 && self.ix.family[d as usize] == self.ix.family[c as usize]
                         })
                         .collect();
@@ -1095,7 +1098,7 @@ impl Resolver {
             cands
                 .iter()
                 .map(|&c| {
-                    let s = &self.ix.symbols[c as usize];
+                    let s = self.ix.symbols.get(c as usize);
                     let kind = if r.kind == RefKind::Call && s.kind.is_type_like() {
                         EdgeKind::Instantiates
                     } else {
@@ -1155,7 +1158,7 @@ impl Resolver {
         let kept = self.keep(r, file, all);
         kept.into_iter()
             .filter(|&c| {
-                let s = &self.ix.symbols[c as usize];
+                let s = self.ix.symbols.get(c as usize);
                 // Members are not global names (unless types), nor are definitions local to a
                 // function.
                 match s.parent.and_then(|p| self.ix.symbol(p)) {
@@ -1345,7 +1348,7 @@ impl Resolver {
             .copied()
             .filter(|&c| {
                 matches!(
-                    self.ix.symbols[c as usize].kind,
+                    self.ix.symbols.get(c as usize).kind,
                     NodeKind::Namespace | NodeKind::Module | NodeKind::Package
                 )
             })
@@ -1369,7 +1372,7 @@ impl Resolver {
             Target::Symbols(syms) => {
                 let mut out = Vec::new();
                 for s in syms {
-                    if is_scope_kind(self.ix.symbols[s as usize].kind) {
+                    if is_scope_kind(self.ix.symbols.get(s as usize).kind) {
                         out.extend(self.member(s, seg, 0));
                     }
                 }
@@ -1399,7 +1402,7 @@ impl Resolver {
         }
         if rules.super_names.iter().any(|s| s == bare) {
             if let Some(t) = self.enclosing_type(r.src) {
-                let id = self.ix.symbols[t as usize].id;
+                let id = self.ix.symbols.get(t as usize).id;
                 let mut found = Vec::new();
                 for b in self.bases.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
                     if let Some((bi, _)) = self.ix.symbol(*b) {
@@ -1451,7 +1454,7 @@ impl Resolver {
             Some(Target::Symbols(syms)) => {
                 let mut found = Vec::new();
                 for &s in &syms {
-                    if is_scope_kind(self.ix.symbols[s as usize].kind) {
+                    if is_scope_kind(self.ix.symbols.get(s as usize).kind) {
                         found.extend(self.member(s, name, 0));
                     }
                 }
@@ -1501,12 +1504,12 @@ impl Resolver {
         // reaches the implementations too: all are candidates, flagged by the rule.
         let dispatches = types.iter().any(|&t| {
             matches!(
-                self.ix.symbols[t as usize].kind,
+                self.ix.symbols.get(t as usize).kind,
                 NodeKind::Interface | NodeKind::Trait
             )
         }) || found
             .iter()
-            .any(|&c| self.ix.symbols[c as usize].declaration);
+            .any(|&c| self.ix.symbols.get(c as usize).declaration);
         if dispatches {
             let mut all = found.clone();
             for &t in &types {
@@ -1559,7 +1562,7 @@ impl Resolver {
             }) else {
                 continue;
             };
-            let owner_id = self.ix.symbols[owner as usize].id;
+            let owner_id = self.ix.symbols.get(owner as usize).id;
             let Some(bases) = self.bases.get(&owner_id) else {
                 continue;
             };
@@ -1568,9 +1571,9 @@ impl Resolver {
                 if let Some((bi, _)) = self.ix.symbol(*b)
                     && bi != owner
                 {
-                    found.extend(self.member(bi, &s.name, 0).into_iter().filter(|&m| {
+                    found.extend(self.member(bi, s.name, 0).into_iter().filter(|&m| {
                         m as usize != i
-                            && self.ix.symbols[m as usize].kind.is_callable()
+                            && self.ix.symbols.get(m as usize).kind.is_callable()
                                 == s.kind.is_callable()
                     }));
                 }
@@ -1580,7 +1583,7 @@ impl Resolver {
             for m in found.into_iter().take(MAX_CANDIDATES) {
                 out.push(Edge {
                     src: s.id,
-                    dst: self.ix.symbols[m as usize].id,
+                    dst: self.ix.symbols.get(m as usize).id,
                     kind: EdgeKind::Overrides,
                     provenance: Provenance::Inferred,
                     confidence: Confidence::High,
@@ -1596,7 +1599,7 @@ impl Resolver {
     /// Types deriving from or implementing `t`, transitively (at most 64).
     fn implementations(&self, t: u32) -> Vec<u32> {
         let mut out = Vec::new();
-        let mut stack = vec![self.ix.symbols[t as usize].id];
+        let mut stack = vec![self.ix.symbols.get(t as usize).id];
         let mut seen = FxHashSet::default();
         while let Some(id) = stack.pop() {
             for &d in self.derived.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
@@ -1635,7 +1638,7 @@ impl Resolver {
                     .keep(r, file, all)
                     .into_iter()
                     .filter(|&c| {
-                        let s = &self.ix.symbols[c as usize];
+                        let s = self.ix.symbols.get(c as usize);
                         let in_type = s
                             .parent
                             .and_then(|p| self.ix.symbol(p))
@@ -1644,7 +1647,7 @@ impl Resolver {
                             || self.ix.norm(c as usize).contains('.') && s.kind == NodeKind::Method
                     })
                     .map(|c| {
-                        let file = self.ix.symbols[c as usize].file;
+                        let file = self.ix.symbols.get(c as usize).file;
                         Member {
                             id: c,
                             file,

@@ -301,7 +301,7 @@ impl Resolver {
     /// assignment `self.name = ...` in one of the type's methods.
     fn attribute_types(&self, t: u32, written: &str, name: &str, depth: u32) -> Option<Vec<u32>> {
         for m in self.member(t, name, 0) {
-            let s = &self.ix.symbols[m as usize];
+            let s = self.ix.symbols.get(m as usize);
             if matches!(
                 s.kind,
                 NodeKind::Field | NodeKind::Property | NodeKind::Variable | NodeKind::Constant
