@@ -909,27 +909,10 @@ pub fn index(
             }
         }
         for n in nodes.iter().filter(|n| n.kind != NodeKind::File) {
-            r_symbols.push(resolve::SymRef {
-                id: n.id,
-                file: n.file_id,
-                kind: n.kind,
-                declaration: n.modifiers.split(',').any(is_declaration_modifier),
-                name: &n.name,
-                qname: &n.qname,
-                parent: n.parent_id,
-                type_text: n.type_text.as_deref(),
-            });
+            r_symbols.push(symbol_ref!(n));
         }
         drop(nodes);
-        for b in &bindings {
-            r_bindings.push(
-                b.file_id,
-                b.scope_id,
-                &b.name,
-                b.type_text.as_deref(),
-                b.value.as_deref(),
-            );
-        }
+        push_bindings(&mut r_bindings, &bindings);
         drop(bindings);
         r_refs.extend(refs.into_iter().map(resolve_ref));
         r_imports.extend(imports.into_iter().map(|i| resolve::Imp {
@@ -2215,20 +2198,42 @@ pub(crate) fn file_rows(
     (file, nodes, refs, imports, bindings)
 }
 
+/// A node row (written now, or of a reused file version) as the resolver's definition: the
+/// rows of both kinds have these fields.
+macro_rules! symbol_ref {
+    ($n:expr) => {
+        resolve::SymRef {
+            id: $n.id,
+            file: $n.file_id,
+            kind: $n.kind,
+            declaration: $n.modifiers.split(',').any(is_declaration_modifier),
+            name: &$n.name,
+            qname: &$n.qname,
+            parent: $n.parent_id,
+            type_text: $n.type_text.as_deref(),
+        }
+    };
+}
+use symbol_ref;
+
+/// Copies binding rows into the resolver's bindings.
+fn push_bindings(to: &mut resolve::Bindings, rows: &[BindingRow]) {
+    for b in rows {
+        to.push(
+            b.file_id,
+            b.scope_id,
+            &b.name,
+            b.type_text.as_deref(),
+            b.value.as_deref(),
+        );
+    }
+}
+
 /// Moves written rows into the resolver's inputs (File nodes are not symbols).
 pub(crate) fn absorb_rows(batch: &mut Vec<FileBatch>, inputs: &mut ResolverInputs) {
     for (_, nodes, refs, imports, bindings) in batch.drain(..) {
         for n in nodes.iter().filter(|n| n.kind != NodeKind::File) {
-            inputs.symbols.push(resolve::SymRef {
-                id: n.id,
-                file: n.file_id,
-                kind: n.kind,
-                declaration: n.modifiers.split(',').any(is_declaration_modifier),
-                name: &n.name,
-                qname: &n.qname,
-                parent: n.parent_id,
-                type_text: n.type_text.as_deref(),
-            });
+            inputs.symbols.push(symbol_ref!(n));
         }
         drop(nodes);
         if inputs.streamed
@@ -2280,15 +2285,7 @@ pub(crate) fn absorb_rows(batch: &mut Vec<FileBatch>, inputs: &mut ResolverInput
                 alias: i.alias,
                 wildcard: i.wildcard,
             }));
-        for b in &bindings {
-            inputs.bindings.push(
-                b.file_id,
-                b.scope_id,
-                &b.name,
-                b.type_text.as_deref(),
-                b.value.as_deref(),
-            );
-        }
+        push_bindings(&mut inputs.bindings, &bindings);
     }
 }
 

@@ -19,7 +19,7 @@ struct Row {
 }
 
 /// The length of an absent string.
-const NONE: u32 = u32::MAX;
+pub(crate) const NONE: u32 = u32::MAX;
 
 /// A binding as the resolver reads it.
 #[derive(Clone, Copy, Debug)]
@@ -54,9 +54,10 @@ pub struct Bindings {
     text: String,
 }
 
-/// A string's length as kept in a row. Bindings come from source files (of at most a few
-/// MiB): a string of 4 GiB or more is cut to just under it, consistently with `text`.
-fn clipped(s: &str) -> &str {
+/// A string as kept in a row (here and in [`crate::symbols`]). Strings come from source
+/// files (of at most a few MiB): one of 4 GiB or more is cut to just under it, consistently
+/// with the buffer.
+pub(crate) fn clipped(s: &str) -> &str {
     let max = (NONE - 1) as usize;
     if s.len() <= max {
         return s;

@@ -8,6 +8,7 @@
 
 use sextant_model::NodeKind;
 
+use crate::bindings::{NONE, clipped};
 use crate::input::Symbol;
 
 #[derive(Clone, Copy, Debug)]
@@ -30,7 +31,6 @@ struct Row {
 }
 
 const NO_PARENT: i64 = i64::MIN;
-const NONE: u32 = u32::MAX;
 
 /// A definition as the resolver reads it.
 #[derive(Clone, Copy, Debug)]
@@ -72,17 +72,18 @@ pub struct Symbols {
     dead: usize,
 }
 
-/// A string as kept: source strings of 4 GiB or more are cut just under it.
-fn clipped(s: &str) -> &str {
-    let max = (NONE - 1) as usize;
-    if s.len() <= max {
-        return s;
+/// An owned definition read as a view.
+fn view(s: &Symbol) -> SymRef<'_> {
+    SymRef {
+        id: s.id,
+        file: s.file,
+        kind: s.kind,
+        name: &s.name,
+        qname: &s.qname,
+        parent: s.parent,
+        declaration: s.declaration,
+        type_text: s.type_text.as_deref(),
     }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    &s[..end]
 }
 
 /// The bytes a row takes in the buffer.
@@ -150,16 +151,7 @@ impl Symbols {
 
     /// Appends an owned definition.
     pub fn push_symbol(&mut self, s: &Symbol) {
-        self.push(SymRef {
-            id: s.id,
-            file: s.file,
-            kind: s.kind,
-            name: &s.name,
-            qname: &s.qname,
-            parent: s.parent,
-            declaration: s.declaration,
-            type_text: s.type_text.as_deref(),
-        });
+        self.push(view(s));
     }
 
     /// The definition at position `i`.
@@ -217,21 +209,7 @@ impl Symbols {
         let text = &mut self.text;
         let new: Vec<Row> = with
             .into_iter()
-            .map(|s| {
-                Self::row(
-                    text,
-                    &SymRef {
-                        id: s.id,
-                        file: s.file,
-                        kind: s.kind,
-                        name: &s.name,
-                        qname: &s.qname,
-                        parent: s.parent,
-                        declaration: s.declaration,
-                        type_text: s.type_text.as_deref(),
-                    },
-                )
-            })
+            .map(|s| Self::row(text, &view(&s)))
             .collect();
         self.rows.splice(range, new);
         if self.dead > self.text.len() / 2 {
