@@ -1,7 +1,7 @@
 //! `sextant changes` and `sextant grep` end to end: the real binary on a committed git repository
 //! indexed into a private data home.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::process::{Command, Stdio};

@@ -16,7 +16,7 @@ use rmcp::service::ServiceError;
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 use common::*;
 
 fn args(v: Value) -> serde_json::Map<String, Value> {

@@ -3,7 +3,7 @@
 //! headers (DNS rebinding), missing or wrong bearer tokens, oversized bodies, and a
 //! `server/discover` before `initialize`.
 
-mod common;
+use crate::common;
 use common::*;
 
 use std::io::{BufRead, BufReader, Read, Write};

@@ -5,7 +5,7 @@
 //! tests/mcp_node/package-lock.json pins; skipped with a notice when `npm ci --prefix
 //! tests/mcp_node` has not been run, unless SEXTANT_REQUIRE_NODE_MCP=1 (as in CI).
 
-mod common;
+use crate::common;
 use common::*;
 
 use std::path::PathBuf;

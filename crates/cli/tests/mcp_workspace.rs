@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 use common::{Fixture, bin, fixture, git, write};
 
 /// How long a watched edit may take to become visible.

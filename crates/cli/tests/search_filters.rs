@@ -9,7 +9,7 @@ use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use serde_json::{Value, json};
 
-mod common;
+use crate::common;
 use common::*;
 
 fn run(f: &Fixture, args: &[&str]) -> (i32, String, String) {

@@ -1,7 +1,7 @@
 //! `sextant setup AGENT`: the files it writes for each agent, merged into what is there, and
 //! idempotent (running it twice changes nothing).
 
-mod common;
+use crate::common;
 use common::*;
 
 use std::process::Command;

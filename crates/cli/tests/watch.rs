@@ -1,7 +1,7 @@
 //! `sextant watch` end to end: the real binary watches a fixture repository; an edit becomes
 //! searchable without running `sextant index`.
 
-mod common;
+use crate::common;
 use common::*;
 
 use std::process::{Command, Stdio};

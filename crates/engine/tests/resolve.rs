@@ -1,7 +1,7 @@
 //! Resolution at the engine boundary: each `fixtures/*.txt` is a small multi-file repository
 //! (`//- /path` starts a file), indexed for real (files on disk, a real SQLite database); the
 //! edges and unresolved references are compared with `snapshots/`. Update with
-//! `INSTA_UPDATE=always cargo test -p sextant-engine --test resolve`.
+//! `INSTA_UPDATE=always cargo test -p sextant-engine --test integration resolve::`.
 
 use std::path::{Path, PathBuf};
 
