@@ -1003,6 +1003,7 @@ pub fn index(
                 } = prepared;
                 let mut head = head_rows(head, &done, &node_file);
                 for (b, refs) in asked {
+                    resolve::trace::mark(2 + b as u64);
                     let rows = pool.install(|| {
                         let runs: Vec<RowRun> = refs
                             .par_iter()
@@ -1020,6 +1021,7 @@ pub fn index(
                     }
                 }
                 tracing::debug!(seconds = t0.elapsed().as_secs_f64(), "references resolved");
+                resolve::trace::finish();
                 free_behind((resolver, node_file, done));
                 // Rows of no file of this generation (none are expected): written at the
                 // end, where they fail as any row of an unknown file does.
@@ -1557,10 +1559,12 @@ fn prepare_resolver(
     node_file.extend(files.iter().map(|f| (f.node, f.id)));
     node_file.extend((0..symbols.len()).map(|i| symbols.id_file(i)));
     step("sorted");
+    resolve::trace::mark(0);
     let mut resolver = resolve::Resolver::new(files, symbols, rules)
         .with_bindings(bindings)
         .with_packages(npm_packages);
     step("tables");
+    resolve::trace::mark(1);
     let mut head = resolve::Output {
         edges: resolver.resolve_imports(&imports),
         unresolved: Vec::new(),

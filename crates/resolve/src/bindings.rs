@@ -116,6 +116,7 @@ impl Bindings {
 
     /// The binding at position `i`.
     pub fn get(&self, i: usize) -> BindRef<'_> {
+        crate::trace::traced!(b'B', i);
         let row = &self.rows[i];
         let mut at = row.start;
         let mut take = |len: u32| {

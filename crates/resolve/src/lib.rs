@@ -17,6 +17,7 @@ mod modules;
 mod patch;
 mod resolver;
 mod symbols;
+pub mod trace;
 mod typing;
 
 pub use bindings::{BindRef, Bindings};

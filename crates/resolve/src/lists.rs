@@ -66,10 +66,16 @@ impl NameLists {
     /// The positions with the key (none when there is no such list).
     pub(crate) fn get(&self, hash: u64, is_key: impl Fn(u32) -> bool) -> &[u32] {
         let h = short(hash);
-        self.table
+        let list = self
+            .table
             .find(spread(h), |s| s.hash == h && is_key(s.head))
             .map(|s| self.slot_list(s))
-            .unwrap_or(&[])
+            .unwrap_or(&[]);
+        crate::trace::traced!(
+            if list.is_empty() { b'E' } else { b'N' },
+            hash ^ (self as *const Self as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        );
+        list
     }
 
     /// Adds `p` to the list of the key (made when missing) at the place `at` tells from the

@@ -167,6 +167,12 @@ fn is_simple_path(text: &str) -> bool {
 }
 
 impl Resolver {
+    /// The import table of file `f` (what its imports bind).
+    pub(crate) fn file_bindings(&self, f: i64) -> Option<&FileBindings> {
+        crate::trace::traced!(b'F', f);
+        self.bindings.get(&f)
+    }
+
     /// Builds the indexes.
     pub fn new(
         files: Vec<FileCtx>,
@@ -516,7 +522,7 @@ impl Resolver {
         if out.is_empty() {
             for f in files {
                 if let Some(Target::Symbols(syms)) =
-                    self.bindings.get(f).and_then(|b| b.names.get(name))
+                    self.file_bindings(*f).and_then(|b| b.names.get(name))
                 {
                     out.extend_from_slice(syms);
                 }
@@ -526,8 +532,7 @@ impl Resolver {
         if out.is_empty() && depth < MAX_REEXPORT_DEPTH {
             for f in files {
                 for t in self
-                    .bindings
-                    .get(f)
+                    .file_bindings(*f)
                     .map(|b| b.wildcards.as_slice())
                     .unwrap_or(&[])
                 {
@@ -613,8 +618,7 @@ impl Resolver {
                 continue;
             }
             for t in self
-                .bindings
-                .get(&f)
+                .file_bindings(f)
                 .map(|b| b.wildcards.as_slice())
                 .unwrap_or(&[])
             {
@@ -1234,7 +1238,7 @@ impl Resolver {
             }
         }
         // 2. Imported names.
-        let bindings = self.bindings.get(&file.id);
+        let bindings = self.file_bindings(file.id);
         if let Some(target) = bindings.and_then(|b| b.names.get(name)) {
             match target {
                 Target::Symbols(syms) => {
@@ -1317,7 +1321,7 @@ impl Resolver {
 
     /// What the first segment of a receiver path denotes.
     fn resolve_head(&self, r: &Ref, file: &FileCtx, head: &str) -> Option<Target> {
-        if let Some(t) = self.bindings.get(&file.id).and_then(|b| b.names.get(head)) {
+        if let Some(t) = self.file_bindings(file.id).and_then(|b| b.names.get(head)) {
             return Some(t.clone());
         }
         let rules = self.rules_of(file);

@@ -156,6 +156,7 @@ impl Symbols {
 
     /// The definition at position `i`.
     pub fn get(&self, i: usize) -> SymRef<'_> {
+        crate::trace::traced!(b'S', i);
         let r = &self.rows[i];
         let qname = &self.text[r.start..r.start + r.qname as usize];
         let mut at = r.start + r.qname as usize;
