@@ -1559,6 +1559,13 @@ fn prepare_resolver(
     node_file.extend(files.iter().map(|f| (f.node, f.id)));
     node_file.extend((0..symbols.len()).map(|i| symbols.id_file(i)));
     step("sorted");
+    #[cfg(feature = "access-trace")]
+    if let Some(path) = std::env::var_os("SEXTANT_ACCESS_TRACE") {
+        match std::fs::File::create(&path) {
+            Ok(file) => resolve::trace::set_sink(Box::new(std::io::BufWriter::new(file))),
+            Err(e) => tracing::warn!("access trace {}: {e}", path.to_string_lossy()),
+        }
+    }
     resolve::trace::mark(0);
     let mut resolver = resolve::Resolver::new(files, symbols, rules)
         .with_bindings(bindings)
