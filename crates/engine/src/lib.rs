@@ -19,6 +19,7 @@ pub mod redact;
 mod scip_map;
 mod scip_merge;
 mod search;
+mod spill;
 mod types;
 mod warmup;
 mod watch;

@@ -478,6 +478,13 @@ pub fn index(
         keep: options.kept_references,
         ..ResolverInputs::default()
     };
+    if inputs.streamed {
+        inputs.spill = crate::spill::BindingSpill::new(&data.dir)
+            .inspect_err(|e| {
+                tracing::warn!("no binding pages in {}: {e}", data.dir.display());
+            })
+            .ok();
+    }
     {
         // Room for a first index's rows at once (our corpora have a reference per 50-115 bytes
         // of source, a symbol per 300-430, a binding per 100-300), instead of doubling vectors
@@ -492,7 +499,9 @@ pub fn index(
         inputs.symbols.reserve(symbols, symbols * 64);
         // ~15 bytes of strings per binding.
         let bindings = (bytes / 128).min(512 << 10);
-        inputs.bindings.reserve(bindings, bindings * 16);
+        if inputs.spill.is_none() {
+            inputs.bindings.reserve(bindings, bindings * 16);
+        }
         inputs.files.reserve(walk.files.len());
     }
     let mut book = RuleBook::default();
@@ -880,8 +889,13 @@ pub fn index(
         refs: mut r_refs,
         imports: mut r_imports,
         bindings: mut r_bindings,
+        spill: mut r_spill,
+        spill_error,
         ..
     } = inputs;
+    if let Some(e) = spill_error {
+        return Err(Error::Io(format!("binding pages: {e}")));
+    }
     if !reused.is_empty() {
         let reused_ids: rustc_hash::FxHashSet<i64> = reused.iter().map(|(id, _)| *id).collect();
         let sextant_store::Reused {
@@ -912,7 +926,12 @@ pub fn index(
             r_symbols.push(symbol_ref!(n));
         }
         drop(nodes);
-        push_bindings(&mut r_bindings, &bindings);
+        match r_spill.as_mut() {
+            Some(spill) => spill
+                .add(&bindings, &mut r_bindings)
+                .map_err(|e| Error::Io(format!("binding pages: {e}")))?,
+            None => push_bindings(&mut r_bindings, &bindings),
+        }
         drop(bindings);
         r_refs.extend(refs.into_iter().map(resolve_ref));
         r_imports.extend(imports.into_iter().map(|i| resolve::Imp {
@@ -958,13 +977,16 @@ pub fn index(
     };
     let mut sets = SetRecord::new(&previous_sets);
     let rules = book.rules;
+    let pages = r_spill
+        .map(crate::spill::BindingSpill::finish)
+        .transpose()?;
     let tables = move |inheritance: &mut [resolve::Ref]| {
         prepare_resolver(
             r_files,
             r_symbols,
             inheritance,
             r_imports,
-            r_bindings,
+            (r_bindings, pages),
             rules,
             npm_packages,
         )
@@ -1015,6 +1037,7 @@ pub fn index(
                             .collect();
                         batch_rows(&mut head, runs, &all_files[batches[b].clone()])
                     });
+                    resolver.forget_binding_pages();
                     free_behind(refs);
                     if answer.send((b, rows)).is_err() {
                         break;
@@ -1532,7 +1555,7 @@ fn prepare_resolver(
     mut symbols: resolve::Symbols,
     refs: &mut [resolve::Ref],
     mut imports: Vec<resolve::Imp>,
-    mut bindings: resolve::Bindings,
+    (mut bindings, pages): (resolve::Bindings, Option<Box<dyn resolve::BindingSource>>),
     rules: Vec<resolve::LangRules>,
     npm_packages: NpmPackages,
 ) -> Prepared {
@@ -1570,6 +1593,9 @@ fn prepare_resolver(
     let mut resolver = resolve::Resolver::new(files, symbols, rules)
         .with_bindings(bindings)
         .with_packages(npm_packages);
+    if let Some(pages) = pages {
+        resolver = resolver.with_binding_pages(pages);
+    }
     step("tables");
     resolve::trace::mark(1);
     let mut head = resolve::Output {
@@ -2017,6 +2043,11 @@ pub(crate) struct ResolverInputs {
     pub(crate) kept: FxHashMap<i64, Vec<resolve::Ref>>,
     pub(crate) kept_refs: usize,
     pub(crate) keep: usize,
+    /// When streamed, the plain names' bindings go to pages on disk (`spill.rs`); `bindings`
+    /// holds the others.
+    pub(crate) spill: Option<crate::spill::BindingSpill>,
+    /// The first failure to write a page (the index fails with it).
+    pub(crate) spill_error: Option<String>,
 }
 
 /// References a streamed resolution keeps in memory by default ([`IndexOptions::kept_references`]):
@@ -2296,7 +2327,14 @@ pub(crate) fn absorb_rows(batch: &mut Vec<FileBatch>, inputs: &mut ResolverInput
                 alias: i.alias,
                 wildcard: i.wildcard,
             }));
-        push_bindings(&mut inputs.bindings, &bindings);
+        match inputs.spill.as_mut() {
+            Some(spill) => {
+                if let Err(e) = spill.add(&bindings, &mut inputs.bindings) {
+                    inputs.spill_error.get_or_insert(e.to_string());
+                }
+            }
+            None => push_bindings(&mut inputs.bindings, &bindings),
+        }
     }
 }
 

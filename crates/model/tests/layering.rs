@@ -52,6 +52,8 @@ const ALLOWED: &[(&str, &[&str], &[&str])] = &[
             "thiserror",
             "tracing",
             "notify",
+            // The resolver's binding pages while an index runs (`spill.rs`).
+            "tempfile",
         ],
         &[
             "model", "lang", "extract", "resolve", "graph", "search", "store", "vfs", "git", "scip",

@@ -14,6 +14,7 @@ mod index;
 mod input;
 mod lists;
 mod modules;
+mod pages;
 mod patch;
 mod resolver;
 mod symbols;
@@ -25,6 +26,7 @@ pub use input::{
     Bind, Binds, Edge, FileCtx, Imp, LangRules, Output, Ref, Resolution, Symbol, Unresolved,
 };
 pub use modules::normalize;
+pub use pages::{BindingSource, paged};
 pub use patch::{Matching, PatchError, Replaced, match_symbols};
 pub use resolver::{MAX_CANDIDATES, Resolver, push};
 pub use symbols::{SymRef, Symbols};

@@ -42,6 +42,8 @@ pub enum PatchError {
     BindingOrder,
     /// The file defined nothing, and now does.
     NoRun,
+    /// The resolver takes its bindings from pages ([`Resolver::with_binding_pages`]).
+    Paged,
 }
 
 /// Old and new definitions of one file paired up.
@@ -141,6 +143,9 @@ impl Resolver {
         };
         if self.binds_unordered {
             return Err(PatchError::BindingOrder);
+        }
+        if self.pages.is_some() {
+            return Err(PatchError::Paged);
         }
         let before = &self.ix.files[fi];
         if before.path != ctx.path

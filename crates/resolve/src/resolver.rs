@@ -67,6 +67,9 @@ pub struct Resolver {
     packages: Vec<(String, String)>,
     /// File → the files its imports reach (modules and the files of imported symbols).
     pub(crate) imported_files: FxHashMap<i64, FxHashSet<i64>>,
+    /// Paged bindings ([`Resolver::with_binding_pages`]): the plain names' bindings are loaded
+    /// per file when needed, `binds` holds only the paths'.
+    pub(crate) pages: Option<crate::pages::Pages>,
     /// Names whose meaning was fixed when the tables were built: import path segments, the
     /// names in inheritance clauses, the owner names probed for out-of-line members (`None`:
     /// anywhere), and imported names and aliases (`Some`: in the files, by position in
@@ -204,6 +207,7 @@ impl Resolver {
             bind_order: Vec::new(),
             binds_of_file: FxHashMap::default(),
             binds_unordered: false,
+            pages: None,
             dead_binds: 0,
             packages: Vec::new(),
             imported_files: FxHashMap::default(),
@@ -309,6 +313,36 @@ impl Resolver {
         }
         self.binds = binds;
         self
+    }
+
+    /// Takes the bindings of plain names ([`crate::pages::paged`]) from `source`, a file at a
+    /// time when resolution first needs one, instead of from [`Resolver::with_bindings`] (which
+    /// is then given only the others). Such a resolver cannot be patched.
+    pub fn with_binding_pages(mut self, source: Box<dyn crate::pages::BindingSource>) -> Resolver {
+        self.tables_changed();
+        self.pages = Some(crate::pages::Pages::new(source));
+        self
+    }
+
+    /// Forgets the binding pages loaded so far (a no-op without pages): call between batches.
+    pub fn forget_binding_pages(&self) {
+        if let Some(pages) = &self.pages {
+            pages.forget();
+        }
+    }
+
+    /// Whether `scope` (a definition or File node of file `file`) binds `name`.
+    pub(crate) fn has_binding(&self, scope: i64, file: i64, name: &str) -> bool {
+        match self.pages.as_ref().filter(|_| crate::pages::paged(name)) {
+            Some(pages) => !pages.page(file).bound(scope, name).is_empty(),
+            None => !self
+                .binds_in_scope
+                .get(
+                    key_hash(Some(scope), name),
+                    bound_in(&self.binds, scope, name),
+                )
+                .is_empty(),
+        }
     }
 
     pub(crate) fn rules_of(&self, file: &FileCtx) -> &LangRules {
@@ -1219,10 +1253,7 @@ impl Resolver {
                     // encloses it; definitions at this level (nested functions) come first.
                     if sym.kind.is_callable()
                         && !(rules.separate_call_names && r.kind == RefKind::Call)
-                        && !self
-                            .binds_in_scope
-                            .get(key_hash(Some(c), name), bound_in(&self.binds, c, name))
-                            .is_empty()
+                        && self.has_binding(c, sym.file, name)
                     {
                         return Self::unresolved(r, "local", 0);
                     }
@@ -1484,10 +1515,11 @@ impl Resolver {
         let Some(types) = self.receiver_types(r, file, recv, depth) else {
             // A receiver declared with a type that is not in the repository (`t *testing.T`,
             // `s: &str`): its members are external, not a guess by name.
-            return self
-                .binding_of(r.src, file, recv)
-                .and_then(|b| b.type_text.map(|t| (b, t)))
-                .filter(|(b, t)| self.type_is_external(t, b.file, b.scope))
+            let bound = self.binding_of(r.src, file, recv)?;
+            let b = bound.get();
+            return b
+                .type_text
+                .filter(|t| self.type_is_external(t, b.file, b.scope))
                 .map(|_| Self::unresolved(r, "external", 0));
         };
         let mut found = Vec::new();

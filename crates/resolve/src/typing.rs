@@ -11,6 +11,7 @@ use sextant_model::{NodeKind, RefKind};
 use crate::bindings::BindRef;
 use crate::input::{FileCtx, Ref, Resolution};
 use crate::lists::key_hash;
+use crate::pages::Bound;
 use crate::resolver::{Resolver, bound_in, bound_named};
 
 /// How many expression steps (call → return type → member → ...) typing follows.
@@ -233,24 +234,50 @@ impl Resolver {
 
     /// The binding of `name` visible from `src`: innermost scope first; in a scope, the first
     /// with a declared type, else the first with a value, else the first.
-    pub(crate) fn binding_of(&self, src: i64, file: &FileCtx, name: &str) -> Option<BindRef<'_>> {
+    pub(crate) fn binding_of(&self, src: i64, file: &FileCtx, name: &str) -> Option<Bound<'_>> {
+        let pages = self.pages.as_ref().filter(|_| crate::pages::paged(name));
+        let mut page: Option<(i64, std::sync::Arc<crate::pages::Page>)> = None;
         for scope in self.scope_chain(src, file.node) {
+            if let Some(pages) = pages {
+                let owner = self.scope_file(scope, file);
+                let p = match &page {
+                    Some((f, p)) if *f == owner => p.clone(),
+                    _ => {
+                        let p = pages.page(owner);
+                        page = Some((owner, p.clone()));
+                        p
+                    }
+                };
+                if let Some(i) = first_binding(p.bound(scope, name), |i| p.binds.get(i)) {
+                    return Some(Bound::Page(p, i));
+                }
+                continue;
+            }
             let list = self.binds_in_scope.get(
                 key_hash(Some(scope), name),
                 bound_in(&self.binds, scope, name),
             );
-            let binds = list.iter().map(|&i| self.binds.get(i as usize));
-            if let Some(b) = binds.clone().find(|b| b.type_text.is_some()) {
-                return Some(b);
-            }
-            if let Some(b) = binds.clone().find(|b| b.value.is_some()) {
-                return Some(b);
-            }
-            if let Some(b) = binds.clone().next() {
-                return Some(b);
+            if let Some(i) = first_binding(list, |i| self.binds.get(i)) {
+                return Some(Bound::Table(self.binds.get(i as usize)));
             }
         }
         None
+    }
+
+    /// The file whose bindings hold those of `scope` (a definition, or a File node) seen from
+    /// `file`.
+    fn scope_file(&self, scope: i64, file: &FileCtx) -> i64 {
+        if scope == file.node {
+            return file.id;
+        }
+        if let Some((_, s)) = self.ix.symbol(scope) {
+            return s.file;
+        }
+        self.ix
+            .files
+            .iter()
+            .find(|f| f.node == scope)
+            .map_or(file.id, |f| f.id)
     }
 
     /// The types a receiver expression has, when bindings and declared types tell.
@@ -274,7 +301,7 @@ impl Resolver {
                 return self.enclosing_type(r.src).map(|t| vec![t]);
             }
             let b = self.binding_of(r.src, file, recv)?;
-            return self.binding_types(b, depth + 1);
+            return self.binding_types(b.get(), depth + 1);
         };
         // An attribute assigned in a method of the same type (`self.store = Store()`).
         if rules.self_names.iter().any(|s| s == prefix)
@@ -285,7 +312,7 @@ impl Resolver {
         }
         // A typed local named by the whole path (`this.x` bound as such in a constructor).
         if let Some(b) = self.binding_of(r.src, file, recv) {
-            return self.binding_types(b, depth + 1);
+            return self.binding_types(b.get(), depth + 1);
         }
         let owners = self.receiver_types(r, file, prefix, depth + 1)?;
         let mut out = Vec::new();
@@ -454,6 +481,17 @@ impl Resolver {
             .collect();
         (!out.is_empty()).then_some(out)
     }
+}
+
+/// In a scope's list of bindings of a name: the first with a declared type, else the first with
+/// a value, else the first.
+fn first_binding<'b>(list: &[u32], get: impl Fn(usize) -> BindRef<'b>) -> Option<u32> {
+    let at = |i: &u32| get(*i as usize);
+    list.iter()
+        .find(|i| at(i).type_text.is_some())
+        .or_else(|| list.iter().find(|i| at(i).value.is_some()))
+        .or_else(|| list.first())
+        .copied()
 }
 
 #[cfg(test)]
