@@ -1012,6 +1012,7 @@ pub fn index(
             let (ask, asked) = crossbeam_channel::unbounded::<(usize, Vec<resolve::Ref>)>();
             let (answer, answers) = crossbeam_channel::unbounded::<(usize, ResolvedRows)>();
             let t0 = Instant::now();
+            let spill_dir = data.dir.clone();
             let resolution = scope.spawn(move || {
                 // Only the inheritance clauses are in memory (see `absorb_rows`).
                 let prepared = tables(&mut r_refs);
@@ -1023,7 +1024,7 @@ pub fn index(
                     done,
                     node_file,
                 } = prepared;
-                let mut head = head_rows(head, &done, &node_file);
+                let mut head = Head::new(&spill_dir, head, &done, &node_file);
                 for (b, refs) in asked {
                     resolve::trace::mark(2 + b as u64);
                     let rows = pool.install(|| {
@@ -1035,7 +1036,7 @@ pub fn index(
                                 run
                             })
                             .collect();
-                        batch_rows(&mut head, runs, &all_files[batches[b].clone()])
+                        batch_rows(|f| head.take(f), runs, &all_files[batches[b].clone()])
                     });
                     resolver.forget_binding_pages();
                     free_behind(refs);
@@ -1048,12 +1049,7 @@ pub fn index(
                 free_behind((resolver, node_file, done));
                 // Rows of no file of this generation (none are expected): written at the
                 // end, where they fail as any row of an unknown file does.
-                let mut leftover = RowRun::default();
-                for (_, run) in head {
-                    leftover.edges.extend(run.edges);
-                    leftover.unresolved.extend(run.unresolved);
-                }
-                leftover
+                head.rest()
             });
             let mut next = 0;
             let mut in_flight = 0;
@@ -1117,7 +1113,7 @@ pub fn index(
             drop(ask);
             let leftover = resolution
                 .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
             tracing::debug!(seconds = t0.elapsed().as_secs_f64(), "rows written");
             Ok(leftover)
         })?;
@@ -1637,31 +1633,100 @@ fn head_rows(
         let row = edge_row(e, node_file);
         by_file.entry(row.file_id).or_default().edges.push(row);
     }
-    for u in head.unresolved {
-        let file_id = done.get(&u.ref_id).copied().unwrap_or_default();
-        by_file
-            .entry(file_id)
-            .or_default()
-            .unresolved
-            .push(UnresolvedRow {
-                file_id,
-                ref_id: u.ref_id,
-                reason: u.reason,
-                candidates: u.candidates,
-            });
+    for u in &head.unresolved {
+        let row = head_unresolved_row(u, done);
+        by_file.entry(row.file_id).or_default().unresolved.push(row);
     }
     by_file
+}
+
+/// The row of an inheritance clause that resolved to nothing (its file from `done`).
+fn head_unresolved_row(u: &resolve::Unresolved, done: &FxHashMap<i64, i64>) -> UnresolvedRow {
+    UnresolvedRow {
+        file_id: done.get(&u.ref_id).copied().unwrap_or_default(),
+        ref_id: u.ref_id,
+        reason: u.reason,
+        candidates: u.candidates,
+    }
+}
+
+/// The head rows ([`head_rows`]) until their files' batches take them: on disk
+/// (`spill::HeadRows`), or in memory when no temporary file could be made.
+enum Head {
+    Disk(crate::spill::HeadRows),
+    Memory(FxHashMap<i64, RowRun>),
+}
+
+impl Head {
+    fn new(
+        dir: &Path,
+        head: resolve::Output,
+        done: &FxHashMap<i64, i64>,
+        node_file: &FxHashMap<i64, i64>,
+    ) -> Head {
+        let written = crate::spill::HeadRows::write(
+            dir,
+            head.edges.iter().map(|e| edge_row(e, node_file)),
+            head.unresolved.iter().map(|u| head_unresolved_row(u, done)),
+        );
+        match written {
+            Ok(rows) => Head::Disk(rows),
+            Err(e) => {
+                tracing::warn!("head rows kept in memory ({}: {e})", dir.display());
+                Head::Memory(head_rows(head, done, node_file))
+            }
+        }
+    }
+
+    /// Takes the rows of `file`.
+    fn take(&mut self, file: i64) -> Option<RowRun> {
+        match self {
+            Head::Disk(rows) => rows
+                .take(file)
+                .map(|(edges, unresolved)| RowRun { edges, unresolved }),
+            Head::Memory(map) => map.remove(&file),
+        }
+    }
+
+    /// The rows no batch took (none are expected), or the first failure to read rows back.
+    fn rest(mut self) -> Result<RowRun> {
+        let files: Vec<i64> = match &self {
+            Head::Disk(rows) => rows.files(),
+            Head::Memory(map) => {
+                let mut files: Vec<i64> = map.keys().copied().collect();
+                files.sort_unstable();
+                files
+            }
+        };
+        let mut rest = RowRun::default();
+        for f in files {
+            if let Some(run) = self.take(f) {
+                rest.edges.extend(run.edges);
+                rest.unresolved.extend(run.unresolved);
+            }
+        }
+        if let Head::Disk(rows) = &self
+            && let Some(e) = &rows.error
+        {
+            return Err(Error::Io(format!("head rows: {e}")));
+        }
+        Ok(rest)
+    }
 }
 
 /// The rows of one batch of `files`: their rows in `head` (taken out of it), then `runs`, the
 /// rows of their references in order. A reference's edges start at its enclosing definition,
 /// in its own file, so each file's fingerprint is complete once its batch is.
-fn batch_rows(head: &mut FxHashMap<i64, RowRun>, runs: Vec<RowRun>, files: &[i64]) -> ResolvedRows {
+fn batch_rows(
+    mut head: impl FnMut(i64) -> Option<RowRun>,
+    runs: Vec<RowRun>,
+    files: &[i64],
+) -> ResolvedRows {
     let mut edges: Vec<Vec<EdgeRow>> = Vec::with_capacity(runs.len() + 1);
     let mut first = Vec::new();
     let mut unresolved = Vec::new();
     for file in files {
-        if let Some(run) = head.remove(file) {
+        if let Some(run) = head(*file) {
             first.extend(run.edges);
             unresolved.extend(run.unresolved);
         }
@@ -2495,7 +2560,7 @@ mod tests {
                     run(file, &[], &[]),
                     run(file, &output.edges[350..], &output.unresolved[90..]),
                 ];
-                batch_rows(&mut by_file, runs, files)
+                batch_rows(|f| by_file.remove(&f), runs, files)
             })
             .collect();
         assert!(by_file.is_empty(), "head rows left: {:?}", by_file.keys());
