@@ -1018,6 +1018,20 @@ pub fn index(
                 let prepared = tables(&mut r_refs);
                 free_behind(r_refs);
                 tracing::debug!(seconds = t0.elapsed().as_secs_f64(), "resolver ready");
+                if tracing::enabled!(tracing::Level::DEBUG) {
+                    let bytes = prepared.resolver.table_bytes();
+                    let mib = |b: usize| (b as f64 / 1048576.0 * 10.0).round() / 10.0;
+                    let total: usize = bytes.iter().map(|(_, b)| b).sum();
+                    let parts: Vec<String> = bytes
+                        .iter()
+                        .map(|(n, b)| format!("{n} {}", mib(*b)))
+                        .collect();
+                    tracing::debug!(
+                        total_mib = mib(total),
+                        parts = parts.join(", "),
+                        "resolver tables (MiB)"
+                    );
+                }
                 let Prepared {
                     resolver,
                     head,

@@ -76,6 +76,11 @@ impl Bindings {
         self.text.reserve(bytes);
     }
 
+    /// The heap bytes held (rows and text, reserved room included).
+    pub fn heap_bytes(&self) -> usize {
+        self.rows.capacity() * std::mem::size_of::<Row>() + self.text.capacity()
+    }
+
     pub fn len(&self) -> usize {
         self.rows.len()
     }

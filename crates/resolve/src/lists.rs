@@ -41,6 +41,12 @@ struct Slot {
     more: u32,
 }
 
+/// About the heap bytes of a hash table of `capacity` entries of `T` (buckets are a power of
+/// two at least 8/7 of the capacity, each with a control byte).
+pub(crate) fn table_bytes<T>(capacity: usize) -> usize {
+    capacity * 8 / 7 * (std::mem::size_of::<T>() + 1)
+}
+
 /// A slot whose list is its head alone.
 const ONE: u32 = u32::MAX;
 
@@ -55,6 +61,14 @@ fn spread(short: u32) -> u64 {
 }
 
 impl NameLists {
+    /// About the heap bytes held (the table's buckets and control bytes, the long lists).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        table_bytes::<Slot>(self.table.capacity())
+            + self.more.capacity() * std::mem::size_of::<Vec<u32>>()
+            + self.more.iter().map(|v| v.capacity() * 4).sum::<usize>()
+            + self.free.capacity() * 4
+    }
+
     fn slot_list<'a>(&'a self, slot: &'a Slot) -> &'a [u32] {
         if slot.more == ONE {
             std::slice::from_ref(&slot.head)

@@ -324,6 +324,85 @@ impl Resolver {
         self
     }
 
+    /// About the heap bytes of the resolver's tables, by table (for the log: where a first
+    /// index's memory goes; the import tables are estimated from their entries).
+    pub fn table_bytes(&self) -> Vec<(&'static str, usize)> {
+        use crate::lists::table_bytes;
+        use std::mem::size_of;
+        let ix = &self.ix;
+        let boxed: usize = ix.norms.iter().flatten().map(|b| b.len()).sum();
+        let import_entries: usize = self
+            .bindings
+            .values()
+            .map(|b| {
+                b.names.capacity() * 8 / 7 * (size_of::<(String, Target)>() + 1)
+                    + b.names
+                        .iter()
+                        .map(|(k, t)| {
+                            k.capacity()
+                                + match t {
+                                    Target::Module { key, files } => {
+                                        key.capacity() + files.capacity() * 8
+                                    }
+                                    Target::Symbols(v) => v.capacity() * 4,
+                                    Target::External => 0,
+                                }
+                        })
+                        .sum::<usize>()
+                    + b.wildcards.capacity() * size_of::<Target>()
+            })
+            .sum();
+        vec![
+            ("symbols", ix.symbols.heap_bytes()),
+            (
+                "norms",
+                ix.norms.capacity() * size_of::<Option<Box<str>>>() + boxed,
+            ),
+            ("by_id", table_bytes::<(i64, u32)>(ix.by_id.capacity())),
+            ("by_name", ix.by_name.heap_bytes()),
+            ("by_norm", ix.by_norm.heap_bytes()),
+            ("children", ix.children.heap_bytes()),
+            ("by_dir", ix.by_dir.heap_bytes()),
+            ("family", ix.family.capacity() * 2),
+            (
+                "bindings",
+                self.binds.heap_bytes()
+                    + self.binds_in_scope.heap_bytes()
+                    + self.binds_named.heap_bytes()
+                    + self.bind_order.capacity() * 8,
+            ),
+            ("import_tables", import_entries),
+            (
+                "imported_files",
+                self.imported_files
+                    .values()
+                    .map(|s| table_bytes::<i64>(s.capacity()))
+                    .sum(),
+            ),
+            (
+                "hierarchy",
+                self.bases
+                    .values()
+                    .chain(self.derived.values())
+                    .map(|v| v.capacity() * 8)
+                    .sum::<usize>()
+                    + table_bytes::<(i64, Vec<i64>)>(
+                        self.bases.capacity() + self.derived.capacity(),
+                    ),
+            ),
+            (
+                "fixed_names",
+                self.fixed_names
+                    .iter()
+                    .map(|(k, v)| {
+                        k.capacity() + v.as_ref().map_or(0, |s| table_bytes::<u32>(s.capacity()))
+                    })
+                    .sum::<usize>()
+                    + table_bytes::<(String, Option<FxHashSet<u32>>)>(self.fixed_names.capacity()),
+            ),
+        ]
+    }
+
     /// Forgets the binding pages loaded so far (a no-op without pages): call between batches.
     pub fn forget_binding_pages(&self) {
         if let Some(pages) = &self.pages {
