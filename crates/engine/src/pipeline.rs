@@ -1399,12 +1399,7 @@ impl RowRun {
             resolve::Resolution::Edges(edges) => self
                 .edges
                 .extend(edges.iter().map(|e| edge_row(e, node_file))),
-            resolve::Resolution::Unresolved(u) => self.unresolved.push(UnresolvedRow {
-                file_id: file,
-                ref_id: u.ref_id,
-                reason: u.reason,
-                candidates: u.candidates,
-            }),
+            resolve::Resolution::Unresolved(u) => self.unresolved.push(unresolved_row(&u, file)),
         }
     }
 }
@@ -1454,12 +1449,7 @@ impl ResolvedRows {
         let unresolved: Vec<UnresolvedRow> = output
             .unresolved
             .iter()
-            .map(|u| UnresolvedRow {
-                file_id: ref_file.get(&u.ref_id).copied().unwrap_or_default(),
-                ref_id: u.ref_id,
-                reason: u.reason,
-                candidates: u.candidates,
-            })
+            .map(|u| unresolved_row(u, ref_file.get(&u.ref_id).copied().unwrap_or_default()))
             .collect();
         Self::finish(vec![edges], unresolved, all_files)
     }
@@ -1654,14 +1644,19 @@ fn head_rows(
     by_file
 }
 
-/// The row of an inheritance clause that resolved to nothing (its file from `done`).
-fn head_unresolved_row(u: &resolve::Unresolved, done: &FxHashMap<i64, i64>) -> UnresolvedRow {
+/// The row of a reference of file `file_id` that resolved to nothing.
+fn unresolved_row(u: &resolve::Unresolved, file_id: i64) -> UnresolvedRow {
     UnresolvedRow {
-        file_id: done.get(&u.ref_id).copied().unwrap_or_default(),
+        file_id,
         ref_id: u.ref_id,
         reason: u.reason,
         candidates: u.candidates,
     }
+}
+
+/// The row of an inheritance clause that resolved to nothing (its file from `done`).
+fn head_unresolved_row(u: &resolve::Unresolved, done: &FxHashMap<i64, i64>) -> UnresolvedRow {
+    unresolved_row(u, done.get(&u.ref_id).copied().unwrap_or_default())
 }
 
 /// The head rows ([`head_rows`]) until their files' batches take them: on disk
@@ -2338,7 +2333,7 @@ macro_rules! symbol_ref {
 use symbol_ref;
 
 /// Copies binding rows into the resolver's bindings.
-fn push_bindings(to: &mut resolve::Bindings, rows: &[BindingRow]) {
+pub(crate) fn push_bindings(to: &mut resolve::Bindings, rows: &[BindingRow]) {
     for b in rows {
         to.push(
             b.file_id,

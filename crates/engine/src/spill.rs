@@ -40,13 +40,7 @@ impl BindingSpill {
                 self.w.start(b.file_id)?;
                 encode(&mut self.w.buf, b);
             } else {
-                table.push(
-                    b.file_id,
-                    b.scope_id,
-                    &b.name,
-                    b.type_text.as_deref(),
-                    b.value.as_deref(),
-                );
+                crate::pipeline::push_bindings(table, std::slice::from_ref(b));
             }
         }
         self.w.flush()
@@ -379,15 +373,7 @@ mod tests {
 
         let expect = |rows: &[BindingRow]| -> Vec<Owned> {
             let mut b = resolve::Bindings::default();
-            for r in rows {
-                b.push(
-                    r.file_id,
-                    r.scope_id,
-                    &r.name,
-                    r.type_text.as_deref(),
-                    r.value.as_deref(),
-                );
-            }
+            crate::pipeline::push_bindings(&mut b, rows);
             owned(&b)
         };
         assert_eq!(
@@ -440,20 +426,7 @@ mod tests {
             reason,
             candidates: ref_id as u32 * 3,
         };
-        let key = |e: &EdgeRow| {
-            format!(
-                "{} {} {} {:?} {:?} {:?} {} {:?} {:?}",
-                e.file_id,
-                e.src,
-                e.dst,
-                e.kind,
-                e.provenance,
-                e.confidence,
-                e.rule,
-                e.ref_id,
-                e.import_id
-            )
-        };
+        let key = |e: &EdgeRow| format!("{e:?}");
         let ukey =
             |u: &UnresolvedRow| format!("{} {} {} {}", u.file_id, u.ref_id, u.reason, u.candidates);
         let edges = vec![
