@@ -115,7 +115,7 @@ mod tests {
     use sextant_model::{NodeKind, RefKind};
 
     use super::*;
-    use crate::input::{Bind, Binds, FileCtx, LangRules, Ref, Resolution, Symbol};
+    use crate::input::{Bind, Binds, FileCtx, Imp, LangRules, Ref, Resolution, Symbol};
     use crate::{PatchError, Resolver};
 
     struct Source {
@@ -240,6 +240,22 @@ mod tests {
             loads: Arc::new(AtomicUsize::new(0)),
         }));
         assert_ne!(targets(empty.resolve(&call())), in_memory);
+
+        // What only the patcher needs is not kept by a resolver that cannot be patched.
+        let import = Imp {
+            id: 9,
+            file: 1,
+            src: 100,
+            source: "a".into(),
+            name: Some("Store".into()),
+            alias: None,
+            wildcard: false,
+        };
+        let mut patchable = resolver().with_bindings(binds());
+        patchable.resolve_imports(std::slice::from_ref(&import));
+        assert!(!patchable.fixed_names.is_empty());
+        paged_resolver.resolve_imports(&[import]);
+        assert!(paged_resolver.fixed_names.is_empty());
 
         let replaced = paged_resolver.replace_file(
             1,

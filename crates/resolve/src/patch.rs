@@ -144,7 +144,7 @@ impl Resolver {
         if self.binds_unordered {
             return Err(PatchError::BindingOrder);
         }
-        if self.pages.is_some() {
+        if !self.patchable() {
             return Err(PatchError::Paged);
         }
         let before = &self.ix.files[fi];

@@ -403,6 +403,13 @@ impl Resolver {
         ]
     }
 
+    /// Whether [`Resolver::replace_file`] may patch this resolver: not one with binding pages,
+    /// which therefore keeps none of what only the patcher needs (the fixed names, the owner
+    /// paths).
+    pub(crate) fn patchable(&self) -> bool {
+        self.pages.is_none()
+    }
+
     /// Forgets the binding pages loaded so far (a no-op without pages): call between batches.
     pub fn forget_binding_pages(&self) {
         if let Some(pages) = &self.pages {
@@ -667,7 +674,8 @@ impl Resolver {
     /// chain through that many modules whatever the order of the files.
     pub fn resolve_imports(&mut self, imports: &[Imp]) -> Vec<Edge> {
         self.tables_changed();
-        for imp in imports {
+        let patchable = self.patchable();
+        for imp in imports.iter().filter(|_| patchable) {
             for n in imp.source.split(['.', ':', '/', '\\']) {
                 self.fix(n, None);
             }
@@ -676,8 +684,8 @@ impl Resolver {
             self.resolve_imports_once(imports);
         }
         let edges = self.resolve_imports_once(imports);
-        // Imported names: where the last pass looked them up.
-        for imp in imports.iter().filter(|i| i.name.is_some()) {
+        // Imported names: where the last pass looked them up (for the patcher only).
+        for imp in imports.iter().filter(|i| patchable && i.name.is_some()) {
             let Some(file) = self.ix.file(imp.file) else {
                 continue;
             };
@@ -696,7 +704,7 @@ impl Resolver {
     /// Records that a definition named `name` cannot appear or vanish (in `files`, or anywhere).
     pub(crate) fn fix(&mut self, name: &str, files: Option<&FxHashSet<u32>>) {
         self.tables_changed();
-        if name.is_empty() {
+        if name.is_empty() || !self.patchable() {
             return;
         }
         match (self.fixed_names.get_mut(name), files) {
@@ -961,7 +969,9 @@ impl Resolver {
             let Some((owner_path, owner)) = self.out_of_line_probe(i) else {
                 continue;
             };
-            self.owner_paths.insert(owner_path);
+            if self.patchable() {
+                self.owner_paths.insert(owner_path);
+            }
             self.fix(&owner, None);
             if let Some(t) = self.out_of_line_owner(i) {
                 let name = self.ix.symbols.get(i as usize).name.to_string();
