@@ -1033,14 +1033,16 @@ pub fn index(
                     );
                 }
                 let Prepared {
-                    resolver,
+                    mut resolver,
                     head,
                     done,
                     node_file,
                 } = prepared;
                 let mut head = Head::new(&spill_dir, head, &done, &node_file);
+                page_out_import_tables(&mut resolver, &spill_dir);
                 for (b, refs) in asked {
                     resolve::trace::mark(2 + b as u64);
+                    resolver.load_import_tables(&all_files[batches[b].clone()]);
                     let rows = pool.install(|| {
                         let runs: Vec<RowRun> = refs
                             .par_iter()
@@ -1623,6 +1625,20 @@ fn prepare_resolver(
         head,
         done,
         node_file,
+    }
+}
+
+/// Moves a paged resolver's import tables to a temporary file in `dir` (`spill.rs`): a batch
+/// loads its files'. They stay in memory when the file cannot be written.
+fn page_out_import_tables(resolver: &mut resolve::Resolver, dir: &Path) {
+    let paged = crate::spill::ImportSpill::new(dir).and_then(|mut spill| {
+        let out = resolver.page_out_import_tables(&mut |f, bytes| spill.put(f, bytes))?;
+        Ok(out.then_some(spill.finish()?))
+    });
+    match paged {
+        Ok(Some(source)) => resolver.with_import_tables_from(source),
+        Ok(None) => {}
+        Err(e) => tracing::warn!("import tables kept in memory ({}: {e})", dir.display()),
     }
 }
 

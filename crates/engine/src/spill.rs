@@ -48,11 +48,11 @@ impl BindingSpill {
 
     /// The pages, readable.
     pub(crate) fn finish(self) -> Result<Box<dyn resolve::BindingSource>> {
-        let (file, pages) = self
+        let pieces = self
             .w
             .finish()
             .map_err(|e| Error::Io(format!("binding pages: {e}")))?;
-        Ok(Box::new(SpilledPages { file, pages }))
+        Ok(Box::new(SpilledPages(pieces)))
     }
 }
 
@@ -99,25 +99,80 @@ fn decode(bytes: &[u8], file: i64, to: &mut resolve::Bindings) -> Option<()> {
     Some(())
 }
 
-/// Written pages, read back by the resolver's threads (`pread`: no shared cursor).
-struct SpilledPages {
-    file: std::fs::File,
-    pages: FxHashMap<i64, Vec<(u64, u32)>>,
-}
+/// Written pages, read back by the resolver's threads.
+struct SpilledPages(Pieces);
 
 impl resolve::BindingSource for SpilledPages {
     fn bindings_of(&self, file: i64) -> resolve::Bindings {
         let mut out = resolve::Bindings::default();
-        for &(at, len) in self.pages.get(&file).map(Vec::as_slice).unwrap_or_default() {
-            let mut bytes = vec![0u8; len as usize];
-            let read = self.file.read_exact_at(&mut bytes, at);
-            if read.is_err() || decode(&bytes, file, &mut out).is_none() {
-                // Resolution goes on without them, which the log says: a local's type unknown
-                // gives a less precise edge, not a wrong one.
-                tracing::error!(file, "binding page unreadable: {read:?}");
-            }
+        let read = self.0.bytes_of(file);
+        if !matches!(&read, Ok(bytes) if decode(bytes.as_deref().unwrap_or_default(), file, &mut out).is_some())
+        {
+            // Resolution goes on without them, which the log says: a local's type unknown
+            // gives a less precise edge, not a wrong one.
+            tracing::error!(file, "binding page unreadable: {:?}", read.err());
         }
         out
+    }
+}
+
+/// Import tables as the resolver gave them (`Resolver::page_out_import_tables`), one piece per
+/// file.
+pub(crate) struct ImportSpill {
+    w: PieceWriter,
+}
+
+impl ImportSpill {
+    pub(crate) fn new(dir: &Path) -> std::io::Result<ImportSpill> {
+        Ok(ImportSpill {
+            w: PieceWriter::new(dir)?,
+        })
+    }
+
+    pub(crate) fn put(&mut self, file: i64, bytes: &[u8]) -> std::io::Result<()> {
+        self.w.start(file)?;
+        self.w.buf.extend_from_slice(bytes);
+        self.w.flush()
+    }
+
+    pub(crate) fn finish(self) -> std::io::Result<Box<dyn resolve::ImportTableSource>> {
+        Ok(Box::new(SpilledTables(self.w.finish()?)))
+    }
+}
+
+struct SpilledTables(Pieces);
+
+impl resolve::ImportTableSource for SpilledTables {
+    fn bytes_of(&self, file: i64) -> Option<Vec<u8>> {
+        // A table that cannot be read is a file without imports, which the log says.
+        self.0
+            .bytes_of(file)
+            .inspect_err(|e| tracing::error!(file, "import table unreadable: {e}"))
+            .ok()
+            .flatten()
+    }
+}
+
+/// A written temporary file and where each file's pieces are in it.
+struct Pieces {
+    file: std::fs::File,
+    at: FxHashMap<i64, Vec<(u64, u32)>>,
+}
+
+impl Pieces {
+    /// The bytes of `file`'s pieces, in order (`None`: it has none).
+    fn bytes_of(&self, file: i64) -> std::io::Result<Option<Vec<u8>>> {
+        self.at.get(&file).map(|p| self.read(p)).transpose()
+    }
+
+    fn read(&self, pieces: &[(u64, u32)]) -> std::io::Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(pieces.iter().map(|p| p.1 as usize).sum());
+        for &(at, len) in pieces {
+            let start = out.len();
+            out.resize(start + len as usize, 0);
+            self.file.read_exact_at(&mut out[start..], at)?;
+        }
+        Ok(out)
     }
 }
 
@@ -142,11 +197,13 @@ impl PieceWriter {
     }
 
     /// The file, written out, and where each file's pieces are.
-    #[allow(clippy::type_complexity)]
-    fn finish(mut self) -> std::io::Result<(std::fs::File, FxHashMap<i64, Vec<(u64, u32)>>)> {
+    fn finish(mut self) -> std::io::Result<Pieces> {
         self.flush()?;
         let file = self.out.into_inner().map_err(|e| e.into_error())?;
-        Ok((file, self.pieces))
+        Ok(Pieces {
+            file,
+            at: self.pieces,
+        })
     }
 
     /// Starts a row of `file`: a new piece when the file changes (or the piece is large).
@@ -178,9 +235,8 @@ impl PieceWriter {
 /// inheritance clauses that resolved to nothing), by file, on disk until their file's batch
 /// takes them: 131k edges on 73 MB of source, ~18 MB in memory as rows.
 pub(crate) struct HeadRows {
-    file: std::fs::File,
     /// Per file, its pieces (edge pieces first, each kind in the order written).
-    pieces: FxHashMap<i64, Vec<(u64, u32)>>,
+    pieces: Pieces,
     rules: Vec<&'static str>,
     reasons: Vec<&'static str>,
     /// The first failure to read a piece back.
@@ -236,10 +292,8 @@ impl HeadRows {
             w.buf
                 .extend_from_slice(&index(&mut reasons, u.reason).to_le_bytes());
         }
-        let (file, pieces) = w.finish()?;
         Ok(HeadRows {
-            file,
-            pieces,
+            pieces: w.finish()?,
             rules,
             reasons,
             error: None,
@@ -248,27 +302,21 @@ impl HeadRows {
 
     /// Takes the rows of `file` (`None`: it has none).
     pub(crate) fn take(&mut self, file: i64) -> Option<(Vec<EdgeRow>, Vec<UnresolvedRow>)> {
-        let pieces = self.pieces.remove(&file)?;
+        let pieces = self.pieces.at.remove(&file)?;
         let mut edges = Vec::new();
         let mut unresolved = Vec::new();
-        for (at, len) in pieces {
-            let mut bytes = vec![0u8; len as usize];
-            let read = self.file.read_exact_at(&mut bytes, at);
-            if read.is_err()
-                || self
-                    .decode(&bytes, file, &mut edges, &mut unresolved)
-                    .is_none()
-            {
-                self.error
-                    .get_or_insert_with(|| format!("rows of file {file} unreadable: {read:?}"));
-            }
+        let read = self.pieces.read(&pieces);
+        if !matches!(&read, Ok(bytes) if self.decode(bytes, file, &mut edges, &mut unresolved).is_some())
+        {
+            self.error
+                .get_or_insert_with(|| format!("rows of file {file} unreadable: {:?}", read.err()));
         }
         Some((edges, unresolved))
     }
 
     /// The files whose rows were not taken.
     pub(crate) fn files(&self) -> Vec<i64> {
-        let mut files: Vec<i64> = self.pieces.keys().copied().collect();
+        let mut files: Vec<i64> = self.pieces.at.keys().copied().collect();
         files.sort_unstable();
         files
     }

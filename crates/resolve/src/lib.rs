@@ -26,7 +26,7 @@ pub use input::{
     Bind, Binds, Edge, FileCtx, Imp, LangRules, Output, Ref, Resolution, Symbol, Unresolved,
 };
 pub use modules::normalize;
-pub use pages::{BindingSource, paged};
+pub use pages::{BindingSource, ImportTableSource, paged};
 pub use patch::{Matching, PatchError, Replaced, match_symbols};
 pub use resolver::{MAX_CANDIDATES, Resolver, push};
 pub use symbols::{SymRef, Symbols};

@@ -14,7 +14,7 @@ use rustc_hash::FxHashMap;
 
 use crate::bindings::{BindRef, Bindings};
 use crate::lists::{NameLists, key_hash};
-use crate::resolver::bound_in;
+use crate::resolver::{FileBindings, Target, bound_in};
 use crate::typing::split_last;
 
 /// Whether a binding named `name` lives in its file's page rather than in the resolver's own
@@ -108,6 +108,143 @@ impl Bound<'_> {
     }
 }
 
+/// Where the import tables come from once they are paged out
+/// ([`crate::Resolver::page_out_import_tables`]): the bytes the resolver gave for a file, or
+/// `None` for a file without imports.
+pub trait ImportTableSource: Send + Sync {
+    fn bytes_of(&self, file: i64) -> Option<Vec<u8>>;
+}
+
+/// A file's import table as bytes: its names (sorted, so equal tables give equal bytes) with
+/// their targets, then its wildcard targets.
+pub(crate) fn encode_tables(t: &FileBindings) -> Vec<u8> {
+    fn str_(out: &mut Vec<u8>, s: &str) {
+        out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+        out.extend_from_slice(s.as_bytes());
+    }
+    fn target(out: &mut Vec<u8>, t: &Target) {
+        match t {
+            Target::Module { key, files } => {
+                out.push(0);
+                str_(out, key);
+                out.extend_from_slice(&(files.len() as u32).to_le_bytes());
+                for f in files {
+                    out.extend_from_slice(&f.to_le_bytes());
+                }
+            }
+            Target::Symbols(syms) => {
+                out.push(1);
+                out.extend_from_slice(&(syms.len() as u32).to_le_bytes());
+                for s in syms {
+                    out.extend_from_slice(&s.to_le_bytes());
+                }
+            }
+            Target::External => out.push(2),
+        }
+    }
+    let mut out = Vec::new();
+    let mut names: Vec<(&String, &Target)> = t.names.iter().collect();
+    names.sort_unstable_by_key(|(n, _)| *n);
+    out.extend_from_slice(&(names.len() as u32).to_le_bytes());
+    for (n, t) in names {
+        str_(&mut out, n);
+        target(&mut out, t);
+    }
+    out.extend_from_slice(&(t.wildcards.len() as u32).to_le_bytes());
+    for t in &t.wildcards {
+        target(&mut out, t);
+    }
+    out
+}
+
+/// The import table [`encode_tables`] wrote; `None` when the bytes are malformed.
+pub(crate) fn decode_tables(bytes: &[u8]) -> Option<FileBindings> {
+    fn take<'a>(rest: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+        let (head, tail) = rest.split_at_checked(n)?;
+        *rest = tail;
+        Some(head)
+    }
+    fn u32_(rest: &mut &[u8]) -> Option<u32> {
+        Some(u32::from_le_bytes(take(rest, 4)?.try_into().ok()?))
+    }
+    fn str_(rest: &mut &[u8]) -> Option<String> {
+        let n = u32_(rest)? as usize;
+        Some(std::str::from_utf8(take(rest, n)?).ok()?.to_string())
+    }
+    fn target(rest: &mut &[u8]) -> Option<Target> {
+        Some(match take(rest, 1)?[0] {
+            0 => {
+                let key = str_(rest)?;
+                let n = u32_(rest)? as usize;
+                let files = (0..n)
+                    .map(|_| Some(i64::from_le_bytes(take(rest, 8)?.try_into().ok()?)))
+                    .collect::<Option<Vec<i64>>>()?;
+                Target::Module { key, files }
+            }
+            1 => {
+                let n = u32_(rest)? as usize;
+                Target::Symbols((0..n).map(|_| u32_(rest)).collect::<Option<Vec<u32>>>()?)
+            }
+            2 => Target::External,
+            _ => return None,
+        })
+    }
+    let mut rest = bytes;
+    let mut t = FileBindings::default();
+    for _ in 0..u32_(&mut rest)? {
+        let name = str_(&mut rest)?;
+        t.names.insert(name, target(&mut rest)?);
+    }
+    for _ in 0..u32_(&mut rest)? {
+        t.wildcards.push(target(&mut rest)?);
+    }
+    rest.is_empty().then_some(t)
+}
+
+/// The import tables of a resolver that paged them out: the current batch's files', owned
+/// (read without a lock while the batch resolves), and the others' a batch reaches (modules it
+/// imports from re-export names), loaded on first use.
+pub(crate) struct ImportPages {
+    pub(crate) source: Box<dyn ImportTableSource>,
+    pub(crate) others: Mutex<FxHashMap<i64, Option<Arc<FileBindings>>>>,
+}
+
+impl ImportPages {
+    /// The table of `file` (not one of the batch's), loaded on first use.
+    pub(crate) fn other(&self, file: i64) -> Option<Arc<FileBindings>> {
+        let lock = || self.others.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = lock().get(&file) {
+            return t.clone();
+        }
+        let loaded = self.load(file).map(Arc::new);
+        lock().entry(file).or_insert(loaded).clone()
+    }
+
+    pub(crate) fn load(&self, file: i64) -> Option<FileBindings> {
+        let bytes = self.source.bytes_of(file)?;
+        let t = decode_tables(&bytes);
+        debug_assert!(t.is_some(), "import table of file {file} malformed");
+        t
+    }
+}
+
+/// A file's import table: the resolver's own, or one loaded for another file.
+pub(crate) enum Tables<'a> {
+    Here(&'a FileBindings),
+    Loaded(Arc<FileBindings>),
+}
+
+impl std::ops::Deref for Tables<'_> {
+    type Target = FileBindings;
+
+    fn deref(&self) -> &FileBindings {
+        match self {
+            Tables::Here(t) => t,
+            Tables::Loaded(t) => t,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -117,6 +254,7 @@ mod tests {
     use super::*;
     use crate::input::{Bind, Binds, FileCtx, Imp, LangRules, Ref, Resolution, Symbol};
     use crate::{PatchError, Resolver};
+    use rustc_hash::FxHashMap;
 
     struct Source {
         binds: Vec<Bind>,
@@ -270,5 +408,159 @@ mod tests {
             Vec::new(),
         );
         assert_eq!(replaced.err(), Some(PatchError::Paged));
+    }
+
+    #[test]
+    fn import_tables_round_trip_and_reject_malformed_bytes() {
+        let mut t = FileBindings::default();
+        t.names.insert(
+            "Flask".into(),
+            Target::Module {
+                key: "flask.app".into(),
+                files: vec![3, -4, i64::MAX],
+            },
+        );
+        t.names
+            .insert("é".into(), Target::Symbols(vec![0, 7, u32::MAX]));
+        t.names.insert("os".into(), Target::External);
+        t.wildcards.push(Target::Symbols(Vec::new()));
+        t.wildcards.push(Target::External);
+        let bytes = encode_tables(&t);
+        let back = decode_tables(&bytes).unwrap();
+        let show = |t: &FileBindings| {
+            let mut names: Vec<String> =
+                t.names.iter().map(|(k, v)| format!("{k} {v:?}")).collect();
+            names.sort();
+            format!("{names:?} {:?}", t.wildcards)
+        };
+        assert_eq!(show(&back), show(&t));
+        // Equal tables give equal bytes, whatever order the names were inserted in.
+        assert_eq!(encode_tables(&back), bytes);
+        assert!(decode_tables(&bytes[..bytes.len() - 1]).is_none());
+        let mut extra = bytes.clone();
+        extra.push(0);
+        assert!(decode_tables(&extra).is_none());
+        assert!(decode_tables(&encode_tables(&FileBindings::default())).is_some());
+    }
+
+    struct Tables(FxHashMap<i64, Vec<u8>>);
+
+    impl ImportTableSource for Tables {
+        fn bytes_of(&self, file: i64) -> Option<Vec<u8>> {
+            self.0.get(&file).cloned()
+        }
+    }
+
+    /// `from a import Store` in b.py; `import b` then `b.Store()` in c.py's `g`.
+    fn three_files() -> (Resolver, Vec<Imp>, Ref) {
+        let file = |id: i64, path: &str| FileCtx {
+            id,
+            node: id * 100,
+            path: path.into(),
+            module: path.trim_end_matches(".py").into(),
+            lang: 0,
+        };
+        let symbol = |id, file, kind, qname: &str, parent| Symbol {
+            id,
+            file,
+            kind,
+            name: qname.rsplit('.').next().unwrap().into(),
+            qname: qname.into(),
+            parent: Some(parent),
+            declaration: false,
+            type_text: None,
+        };
+        let resolver = Resolver::new(
+            vec![file(1, "a.py"), file(2, "b.py"), file(3, "c.py")],
+            vec![
+                symbol(101, 1, NodeKind::Class, "a.Store", 100),
+                symbol(301, 3, NodeKind::Function, "c.g", 300),
+            ],
+            vec![resolver().ix.rules[0].clone()],
+        );
+        let import = |id, file: i64, source: &str, name: Option<&str>| Imp {
+            id,
+            file,
+            src: file * 100,
+            source: source.into(),
+            name: name.map(Into::into),
+            alias: None,
+            wildcard: false,
+        };
+        let imports = vec![import(1, 2, "a", Some("Store")), import(2, 3, "b", None)];
+        let call = Ref {
+            id: 5,
+            file: 3,
+            src: 301,
+            kind: RefKind::Call,
+            name: "Store".into(),
+            receiver: Some("b".into()),
+            implementor: None,
+        };
+        (resolver, imports, call)
+    }
+
+    #[test]
+    fn paged_import_tables_resolve_as_tables_in_memory() {
+        let (mut in_memory, imports, call) = three_files();
+        in_memory.resolve_imports(&imports);
+        let expected = targets(in_memory.resolve(&call));
+        assert_eq!(expected, vec![101], "b.Store is a.Store, re-exported by b");
+
+        let (resolver, imports, call) = three_files();
+        let mut paged = resolver.with_binding_pages(Box::new(Source {
+            binds: Vec::new(),
+            loads: Arc::new(AtomicUsize::new(0)),
+        }));
+        paged.resolve_imports(&imports);
+        let mut bytes = FxHashMap::default();
+        let out = paged
+            .page_out_import_tables(&mut |f, b| {
+                bytes.insert(f, b.to_vec());
+                Ok(())
+            })
+            .unwrap();
+        assert!(out);
+        assert_eq!(
+            bytes
+                .keys()
+                .copied()
+                .collect::<std::collections::BTreeSet<_>>(),
+            [2, 3].into()
+        );
+        paged.with_import_tables_from(Box::new(Tables(bytes)));
+        assert!(paged.bindings.is_empty());
+        paged.load_import_tables(&[3]);
+        assert_eq!(targets(paged.resolve(&call)), expected);
+        // c.py's table came with its batch; b.py's was loaded when the lookup reached it.
+        let others = paged
+            .import_pages
+            .as_ref()
+            .unwrap()
+            .others
+            .lock()
+            .unwrap()
+            .clone();
+        assert_eq!(others.keys().copied().collect::<Vec<_>>(), vec![2]);
+        paged.load_import_tables(&[1]);
+        assert!(
+            paged
+                .import_pages
+                .as_ref()
+                .unwrap()
+                .others
+                .lock()
+                .unwrap()
+                .is_empty()
+        );
+
+        // A resolver that can be patched keeps its tables.
+        let (mut patchable, imports, _) = three_files();
+        patchable.resolve_imports(&imports);
+        assert!(
+            !patchable
+                .page_out_import_tables(&mut |_, _| Ok(()))
+                .unwrap()
+        );
     }
 }

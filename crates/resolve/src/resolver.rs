@@ -70,6 +70,9 @@ pub struct Resolver {
     /// Paged bindings ([`Resolver::with_binding_pages`]): the plain names' bindings are loaded
     /// per file when needed, `binds` holds only the paths'.
     pub(crate) pages: Option<crate::pages::Pages>,
+    /// Import tables paged out ([`Resolver::page_out_import_tables`]): `bindings` then holds
+    /// only the current batch's files'.
+    pub(crate) import_pages: Option<crate::pages::ImportPages>,
     /// Names whose meaning was fixed when the tables were built: import path segments, the
     /// names in inheritance clauses, the owner names probed for out-of-line members (`None`:
     /// anywhere), and imported names and aliases (`Some`: in the files, by position in
@@ -171,9 +174,13 @@ fn is_simple_path(text: &str) -> bool {
 
 impl Resolver {
     /// The import table of file `f` (what its imports bind).
-    pub(crate) fn file_bindings(&self, f: i64) -> Option<&FileBindings> {
+    pub(crate) fn file_bindings(&self, f: i64) -> Option<crate::pages::Tables<'_>> {
         crate::trace::traced!(b'F', f);
-        self.bindings.get(&f)
+        match (self.bindings.get(&f), &self.import_pages) {
+            (Some(t), _) => Some(crate::pages::Tables::Here(t)),
+            (None, Some(pages)) => pages.other(f).map(crate::pages::Tables::Loaded),
+            (None, None) => None,
+        }
     }
 
     /// Builds the indexes.
@@ -208,6 +215,7 @@ impl Resolver {
             binds_of_file: FxHashMap::default(),
             binds_unordered: false,
             pages: None,
+            import_pages: None,
             dead_binds: 0,
             packages: Vec::new(),
             imported_files: FxHashMap::default(),
@@ -408,6 +416,53 @@ impl Resolver {
     /// paths).
     pub(crate) fn patchable(&self) -> bool {
         self.pages.is_none()
+    }
+
+    /// Hands every file's import table to `out` as bytes (files in id order) and drops them, to
+    /// be read back from `source` a batch at a time ([`Resolver::load_import_tables`]). Only a
+    /// resolver with binding pages (which cannot be patched) pages its import tables out; any
+    /// other keeps them and `out` is not called. On an error of `out` the tables stay.
+    pub fn page_out_import_tables(
+        &mut self,
+        out: &mut dyn FnMut(i64, &[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<bool> {
+        if self.patchable() {
+            return Ok(false);
+        }
+        let mut files: Vec<i64> = self.bindings.keys().copied().collect();
+        files.sort_unstable();
+        for f in files {
+            out(f, &crate::pages::encode_tables(&self.bindings[&f]))?;
+        }
+        Ok(true)
+    }
+
+    /// Reads import tables back from `source` from now on (after
+    /// [`Resolver::page_out_import_tables`] gave them out): until a batch loads its files', none
+    /// is in memory.
+    pub fn with_import_tables_from(&mut self, source: Box<dyn crate::pages::ImportTableSource>) {
+        self.tables_changed();
+        self.bindings = FxHashMap::default();
+        self.import_pages = Some(crate::pages::ImportPages {
+            source,
+            others: Default::default(),
+        });
+    }
+
+    /// Loads the import tables of a batch's `files` (those of the previous batch, and the others
+    /// it reached, are dropped). Nothing to do when the tables were not paged out.
+    pub fn load_import_tables(&mut self, files: &[i64]) {
+        let Some(pages) = &self.import_pages else {
+            return;
+        };
+        let mut tables = FxHashMap::default();
+        for &f in files {
+            if let Some(t) = pages.load(f) {
+                tables.insert(f, t);
+            }
+        }
+        std::mem::take(&mut *pages.others.lock().unwrap_or_else(|e| e.into_inner()));
+        self.bindings = tables;
     }
 
     /// Forgets the binding pages loaded so far (a no-op without pages): call between batches.
@@ -641,8 +696,10 @@ impl Resolver {
         // `export { x } from './x'`, `pub use`), as bound by the previous import pass.
         if out.is_empty() {
             for f in files {
-                if let Some(Target::Symbols(syms)) =
-                    self.file_bindings(*f).and_then(|b| b.names.get(name))
+                if let Some(Target::Symbols(syms)) = self
+                    .file_bindings(*f)
+                    .as_deref()
+                    .and_then(|b| b.names.get(name))
                 {
                     out.extend_from_slice(syms);
                 }
@@ -653,6 +710,7 @@ impl Resolver {
             for f in files {
                 for t in self
                     .file_bindings(*f)
+                    .as_deref()
                     .map(|b| b.wildcards.as_slice())
                     .unwrap_or(&[])
                 {
@@ -740,6 +798,7 @@ impl Resolver {
             }
             for t in self
                 .file_bindings(f)
+                .as_deref()
                 .map(|b| b.wildcards.as_slice())
                 .unwrap_or(&[])
             {
@@ -1358,7 +1417,8 @@ impl Resolver {
             }
         }
         // 2. Imported names.
-        let bindings = self.file_bindings(file.id);
+        let tables = self.file_bindings(file.id);
+        let bindings = tables.as_deref();
         if let Some(target) = bindings.and_then(|b| b.names.get(name)) {
             match target {
                 Target::Symbols(syms) => {
@@ -1441,7 +1501,11 @@ impl Resolver {
 
     /// What the first segment of a receiver path denotes.
     fn resolve_head(&self, r: &Ref, file: &FileCtx, head: &str) -> Option<Target> {
-        if let Some(t) = self.file_bindings(file.id).and_then(|b| b.names.get(head)) {
+        if let Some(t) = self
+            .file_bindings(file.id)
+            .as_deref()
+            .and_then(|b| b.names.get(head))
+        {
             return Some(t.clone());
         }
         let rules = self.rules_of(file);
