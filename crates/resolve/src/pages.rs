@@ -287,23 +287,7 @@ mod tests {
             builtin_members: Default::default(),
             separate_call_names: false,
         };
-        let file = FileCtx {
-            id: 1,
-            node: 100,
-            path: "a.py".into(),
-            module: "a".into(),
-            lang: 0,
-        };
-        let symbol = |id, kind, qname: &str, parent| Symbol {
-            id,
-            file: 1,
-            kind,
-            name: qname.rsplit('.').next().unwrap().into(),
-            qname: qname.into(),
-            parent: Some(parent),
-            declaration: false,
-            type_text: None,
-        };
+        let symbol = |id, kind, qname: &str, parent| symbol(id, 1, kind, qname, parent);
         let symbols = vec![
             symbol(101, NodeKind::Class, "a.Store", 100),
             symbol(102, NodeKind::Method, "a.Store.get", 101),
@@ -311,7 +295,31 @@ mod tests {
             symbol(104, NodeKind::Method, "a.Cache.get", 103),
             symbol(105, NodeKind::Function, "a.f", 100),
         ];
-        Resolver::new(vec![file], symbols, vec![rules])
+        Resolver::new(vec![file(1, "a.py")], symbols, vec![rules])
+    }
+
+    /// File `id` at `path`, its File node `id * 100`.
+    fn file(id: i64, path: &str) -> FileCtx {
+        FileCtx {
+            id,
+            node: id * 100,
+            path: path.into(),
+            module: path.trim_end_matches(".py").into(),
+            lang: 0,
+        }
+    }
+
+    fn symbol(id: i64, file: i64, kind: NodeKind, qname: &str, parent: i64) -> Symbol {
+        Symbol {
+            id,
+            file,
+            kind,
+            name: qname.rsplit('.').next().unwrap().into(),
+            qname: qname.into(),
+            parent: Some(parent),
+            declaration: false,
+            type_text: None,
+        }
     }
 
     /// `s = Store()` in `f`, and an attribute binding (a path: kept in the table).
@@ -395,18 +403,7 @@ mod tests {
         paged_resolver.resolve_imports(&[import]);
         assert!(paged_resolver.fixed_names.is_empty());
 
-        let replaced = paged_resolver.replace_file(
-            1,
-            FileCtx {
-                id: 2,
-                node: 200,
-                path: "a.py".into(),
-                module: "a".into(),
-                lang: 0,
-            },
-            Vec::new(),
-            Vec::new(),
-        );
+        let replaced = paged_resolver.replace_file(1, file(2, "a.py"), Vec::new(), Vec::new());
         assert_eq!(replaced.err(), Some(PatchError::Paged));
     }
 
@@ -453,23 +450,6 @@ mod tests {
 
     /// `from a import Store` in b.py; `import b` then `b.Store()` in c.py's `g`.
     fn three_files() -> (Resolver, Vec<Imp>, Ref) {
-        let file = |id: i64, path: &str| FileCtx {
-            id,
-            node: id * 100,
-            path: path.into(),
-            module: path.trim_end_matches(".py").into(),
-            lang: 0,
-        };
-        let symbol = |id, file, kind, qname: &str, parent| Symbol {
-            id,
-            file,
-            kind,
-            name: qname.rsplit('.').next().unwrap().into(),
-            qname: qname.into(),
-            parent: Some(parent),
-            declaration: false,
-            type_text: None,
-        };
         let resolver = Resolver::new(
             vec![file(1, "a.py"), file(2, "b.py"), file(3, "c.py")],
             vec![
@@ -533,26 +513,13 @@ mod tests {
         paged.load_import_tables(&[3]);
         assert_eq!(targets(paged.resolve(&call)), expected);
         // c.py's table came with its batch; b.py's was loaded when the lookup reached it.
-        let others = paged
-            .import_pages
-            .as_ref()
-            .unwrap()
-            .others
-            .lock()
-            .unwrap()
-            .clone();
-        assert_eq!(others.keys().copied().collect::<Vec<_>>(), vec![2]);
+        let others = |r: &Resolver| -> Vec<i64> {
+            let pages = r.import_pages.as_ref().unwrap();
+            pages.others.lock().unwrap().keys().copied().collect()
+        };
+        assert_eq!(others(&paged), vec![2]);
         paged.load_import_tables(&[1]);
-        assert!(
-            paged
-                .import_pages
-                .as_ref()
-                .unwrap()
-                .others
-                .lock()
-                .unwrap()
-                .is_empty()
-        );
+        assert!(others(&paged).is_empty());
 
         // A resolver that can be patched keeps its tables.
         let (mut patchable, imports, _) = three_files();
