@@ -13,6 +13,7 @@ mod grep;
 mod home;
 mod layout;
 mod live;
+mod mapped;
 mod pipeline;
 mod query;
 pub mod redact;

@@ -484,6 +484,14 @@ pub fn index(
                 tracing::warn!("no binding pages in {}: {e}", data.dir.display());
             })
             .ok();
+        // Only beside binding pages: a resolver with either is never patched.
+        if inputs.spill.is_some() {
+            inputs.symbol_spill = crate::spill::SymbolSpill::new(&data.dir)
+                .inspect_err(|e| {
+                    tracing::warn!("definitions kept in memory ({}: {e})", data.dir.display());
+                })
+                .ok();
+        }
     }
     {
         // Room for a first index's rows at once (our corpora have a reference per 50-115 bytes
@@ -496,7 +504,9 @@ pub fn index(
         }
         // ~60 bytes of qualified name and type per symbol.
         let symbols = (bytes / 256).min(256 << 10);
-        inputs.symbols.reserve(symbols, symbols * 64);
+        if inputs.symbol_spill.is_none() {
+            inputs.symbols.reserve(symbols, symbols * 64);
+        }
         // ~15 bytes of strings per binding.
         let bindings = (bytes / 128).min(512 << 10);
         if inputs.spill.is_none() {
@@ -807,6 +817,12 @@ pub fn index(
         seconds = started.elapsed().as_secs_f64(),
         "last file written"
     );
+    if tracing::enabled!(tracing::Level::DEBUG) {
+        tracing::debug!(
+            parts = mib_parts(&inputs.heap_bytes()),
+            "resolver inputs (MiB)"
+        );
+    }
     mark("read", &mut phases);
     // Nothing new: if an earlier generation has exactly these file versions and the same
     // context (e.g. the commit checked out again, or a re-index of an unchanged tree), its
@@ -890,11 +906,12 @@ pub fn index(
         imports: mut r_imports,
         bindings: mut r_bindings,
         spill: mut r_spill,
+        symbol_spill: mut r_symbol_spill,
         spill_error,
         ..
     } = inputs;
     if let Some(e) = spill_error {
-        return Err(Error::Io(format!("binding pages: {e}")));
+        return Err(Error::Io(format!("pages on disk: {e}")));
     }
     if !reused.is_empty() {
         let reused_ids: rustc_hash::FxHashSet<i64> = reused.iter().map(|(id, _)| *id).collect();
@@ -922,8 +939,21 @@ pub fn index(
                 });
             }
         }
-        for n in nodes.iter().filter(|n| n.kind != NodeKind::File) {
-            r_symbols.push(symbol_ref!(n));
+        let defs = nodes.iter().filter(|n| n.kind != NodeKind::File);
+        match r_symbol_spill.as_mut() {
+            Some(spill) => {
+                for n in nodes.chunk_by(|a, b| a.file_id == b.file_id) {
+                    let defs = n.iter().filter(|n| n.kind != NodeKind::File);
+                    spill
+                        .add(n[0].file_id, defs.map(|n| symbol_ref!(n)))
+                        .map_err(|e| Error::Io(format!("definitions: {e}")))?;
+                }
+            }
+            None => {
+                for n in defs {
+                    r_symbols.push(symbol_ref!(n));
+                }
+            }
         }
         drop(nodes);
         match r_spill.as_mut() {
@@ -980,6 +1010,12 @@ pub fn index(
     let pages = r_spill
         .map(crate::spill::BindingSpill::finish)
         .transpose()?;
+    if let Some(spill) = r_symbol_spill {
+        r_symbols = spill
+            .finish(&all_files)
+            .map_err(|e| Error::Io(format!("definitions: {e}")))?;
+        summary.symbols = r_symbols.len() as u64;
+    }
     let tables = move |inheritance: &mut [resolve::Ref]| {
         prepare_resolver(
             r_files,
@@ -1019,16 +1055,8 @@ pub fn index(
                 free_behind(r_refs);
                 tracing::debug!(seconds = t0.elapsed().as_secs_f64(), "resolver ready");
                 if tracing::enabled!(tracing::Level::DEBUG) {
-                    let bytes = prepared.resolver.table_bytes();
-                    let mib = |b: usize| (b as f64 / 1048576.0 * 10.0).round() / 10.0;
-                    let total: usize = bytes.iter().map(|(_, b)| b).sum();
-                    let parts: Vec<String> = bytes
-                        .iter()
-                        .map(|(n, b)| format!("{n} {}", mib(*b)))
-                        .collect();
                     tracing::debug!(
-                        total_mib = mib(total),
-                        parts = parts.join(", "),
+                        parts = mib_parts(&prepared.resolver.table_bytes()),
                         "resolver tables (MiB)"
                     );
                 }
@@ -1054,7 +1082,7 @@ pub fn index(
                             .collect();
                         batch_rows(|f| head.take(f), runs, &all_files[batches[b].clone()])
                     });
-                    resolver.forget_binding_pages();
+                    resolver.forget_pages();
                     free_behind(refs);
                     if answer.send((b, rows)).is_err() {
                         break;
@@ -1572,7 +1600,10 @@ fn prepare_resolver(
     };
     let rank: FxHashMap<i64, usize> = files.iter().enumerate().map(|(i, f)| (f.id, i)).collect();
     let rank_of = |file: i64| rank.get(&file).copied().unwrap_or(usize::MAX);
-    symbols.sort_by_key(|file, id| (rank_of(file), id));
+    // Mapped definitions were laid out in this order (`SymbolSpill::finish`).
+    if !symbols.is_mapped() {
+        symbols.sort_by_key(|file, id| (rank_of(file), id));
+    }
     refs.sort_by_cached_key(|r| (rank_of(r.file), r.id));
     imports.sort_by_cached_key(|i| (rank_of(i.file), i.id));
     // Bindings have no id: a stable sort keeps each file's in source order. An attribute's
@@ -1598,6 +1629,8 @@ fn prepare_resolver(
     if let Some(pages) = pages {
         resolver = resolver.with_binding_pages(pages);
     }
+    // Building the tables read every mapped definition: their pages go back to the system.
+    resolver.forget_pages();
     step("tables");
     resolve::trace::mark(1);
     let mut head = resolve::Output {
@@ -1619,6 +1652,7 @@ fn prepare_resolver(
     }
     step("inheritance");
     head.edges.extend(resolver.overrides());
+    resolver.forget_pages();
     step("overrides");
     Prepared {
         resolver,
@@ -1626,6 +1660,17 @@ fn prepare_resolver(
         done,
         node_file,
     }
+}
+
+/// `parts` in MiB, with their total first: "total 62.2: symbols 28, norms 4.6, ...".
+fn mib_parts(parts: &[(&str, usize)]) -> String {
+    let mib = |b: usize| (b as f64 / 1048576.0 * 10.0).round() / 10.0;
+    let total: usize = parts.iter().map(|(_, b)| b).sum();
+    let each: Vec<String> = parts
+        .iter()
+        .map(|(n, b)| format!("{n} {}", mib(*b)))
+        .collect();
+    format!("total {}: {}", mib(total), each.join(", "))
 }
 
 /// Moves a paged resolver's import tables to a temporary file in `dir` (`spill.rs`): a batch
@@ -2136,8 +2181,72 @@ pub(crate) struct ResolverInputs {
     /// When streamed, the plain names' bindings go to pages on disk (`spill.rs`); `bindings`
     /// holds the others.
     pub(crate) spill: Option<crate::spill::BindingSpill>,
+    /// When streamed, the definitions go to a temporary file, to be mapped for the resolver
+    /// (`spill.rs`, `mapped.rs`); `symbols` stays empty.
+    pub(crate) symbol_spill: Option<crate::spill::SymbolSpill>,
     /// The first failure to write a page (the index fails with it).
     pub(crate) spill_error: Option<String>,
+}
+
+impl ResolverInputs {
+    /// About the heap bytes held, by part (for the debug log once the read phase is over).
+    pub(crate) fn heap_bytes(&self) -> Vec<(&'static str, usize)> {
+        use std::mem::size_of;
+        let text = |s: &String| s.capacity();
+        let opt = |s: &Option<String>| s.as_ref().map_or(0, String::capacity);
+        let refs = |v: &[resolve::Ref]| -> usize {
+            v.iter()
+                .map(|r| text(&r.name) + opt(&r.receiver) + opt(&r.implementor))
+                .sum::<usize>()
+        };
+        vec![
+            (
+                "files",
+                self.files.capacity() * size_of::<resolve::FileCtx>()
+                    + self
+                        .files
+                        .iter()
+                        .map(|f| text(&f.path) + text(&f.module))
+                        .sum::<usize>(),
+            ),
+            ("symbols", self.symbols.heap_bytes()),
+            (
+                "clauses",
+                self.refs.capacity() * size_of::<resolve::Ref>() + refs(&self.refs),
+            ),
+            (
+                "imports",
+                self.imports.capacity() * size_of::<resolve::Imp>()
+                    + self
+                        .imports
+                        .iter()
+                        .map(|i| text(&i.source) + opt(&i.name) + opt(&i.alias))
+                        .sum::<usize>(),
+            ),
+            ("bindings", self.bindings.heap_bytes()),
+            (
+                "ref_ranges",
+                self.ref_ranges.capacity() * size_of::<sextant_store::RefRange>(),
+            ),
+            (
+                "kept",
+                crate::spill::table_bytes::<(i64, Vec<resolve::Ref>)>(self.kept.capacity())
+                    + self
+                        .kept
+                        .values()
+                        .map(|v| v.capacity() * size_of::<resolve::Ref>() + refs(v))
+                        .sum::<usize>(),
+            ),
+            (
+                "binding_pages_index",
+                self.spill.as_ref().map_or(0, |s| s.heap_bytes()),
+            ),
+            (
+                "definition_pieces_index",
+                self.symbol_spill.as_ref().map_or(0, |s| s.heap_bytes()),
+            ),
+        ]
+    }
 }
 
 /// References a streamed resolution keeps in memory by default ([`IndexOptions::kept_references`]):
@@ -2364,8 +2473,20 @@ pub(crate) fn push_bindings(to: &mut resolve::Bindings, rows: &[BindingRow]) {
 /// Moves written rows into the resolver's inputs (File nodes are not symbols).
 pub(crate) fn absorb_rows(batch: &mut Vec<FileBatch>, inputs: &mut ResolverInputs) {
     for (_, nodes, refs, imports, bindings) in batch.drain(..) {
-        for n in nodes.iter().filter(|n| n.kind != NodeKind::File) {
-            inputs.symbols.push(symbol_ref!(n));
+        let defs = nodes.iter().filter(|n| n.kind != NodeKind::File);
+        match (inputs.symbol_spill.as_mut(), nodes.first()) {
+            (Some(spill), Some(first)) => {
+                if let Err(e) = spill.add(first.file_id, defs.map(|n| symbol_ref!(n))) {
+                    inputs
+                        .spill_error
+                        .get_or_insert(format!("definitions: {e}"));
+                }
+            }
+            _ => {
+                for n in defs {
+                    inputs.symbols.push(symbol_ref!(n));
+                }
+            }
         }
         drop(nodes);
         if inputs.streamed
@@ -2420,7 +2541,7 @@ pub(crate) fn absorb_rows(batch: &mut Vec<FileBatch>, inputs: &mut ResolverInput
         match inputs.spill.as_mut() {
             Some(spill) => {
                 if let Err(e) = spill.add(&bindings, &mut inputs.bindings) {
-                    inputs.spill_error.get_or_insert(e.to_string());
+                    inputs.spill_error.get_or_insert(format!("bindings: {e}"));
                 }
             }
             None => push_bindings(&mut inputs.bindings, &bindings),

@@ -20,7 +20,18 @@ pub(crate) struct BindingSpill {
     w: PieceWriter,
 }
 
+/// About the heap bytes of a hash table of `capacity` entries of `T` (buckets are a power of
+/// two at least 8/7 of the capacity, each with a control byte).
+pub(crate) fn table_bytes<T>(capacity: usize) -> usize {
+    capacity * 8 / 7 * (std::mem::size_of::<T>() + 1)
+}
+
 impl BindingSpill {
+    /// About the heap bytes held: where each file's pages are, and the write buffers.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.w.heap_bytes()
+    }
+
     /// A spill in `dir` (the repository's data directory).
     pub(crate) fn new(dir: &Path) -> std::io::Result<BindingSpill> {
         Ok(BindingSpill {
@@ -116,6 +127,71 @@ impl resolve::BindingSource for SpilledPages {
     }
 }
 
+/// A first index's definitions, written by the read phase a piece per file
+/// (`resolve::encode_piece`) and laid out in resolution order for the resolver to read from a
+/// map (`mapped.rs`) instead of memory.
+pub(crate) struct SymbolSpill {
+    w: PieceWriter,
+    dir: std::path::PathBuf,
+}
+
+impl SymbolSpill {
+    pub(crate) fn new(dir: &Path) -> std::io::Result<SymbolSpill> {
+        Ok(SymbolSpill {
+            w: PieceWriter::new(dir)?,
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    /// About the heap bytes held: where each file's pieces are, and the write buffers.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.w.heap_bytes()
+    }
+
+    /// Files `defs`, definitions of `file`, as one more piece of the file's.
+    pub(crate) fn add<'a>(
+        &mut self,
+        file: i64,
+        defs: impl IntoIterator<Item = resolve::SymRef<'a>>,
+    ) -> std::io::Result<()> {
+        self.w.start(file)?;
+        resolve::encode_piece(defs, &mut self.w.buf);
+        Ok(())
+    }
+
+    /// The definitions, `files`' first in that order (each file's in id order), then any
+    /// other file's (by file id), as a read-only table mapped from two more temporary files.
+    pub(crate) fn finish(self, files: &[i64]) -> std::io::Result<resolve::Symbols> {
+        let pieces = self.w.finish()?;
+        let listed: rustc_hash::FxHashSet<i64> = files.iter().copied().collect();
+        let mut rest: Vec<i64> = pieces
+            .at
+            .keys()
+            .copied()
+            .filter(|f| !listed.contains(f))
+            .collect();
+        rest.sort_unstable();
+        let mut rows = BufWriter::with_capacity(1 << 16, tempfile::tempfile_in(&self.dir)?);
+        let mut text = BufWriter::with_capacity(1 << 16, tempfile::tempfile_in(&self.dir)?);
+        let mut layout = resolve::MappedLayout::default();
+        let (mut row_bytes, mut text_bytes) = (Vec::new(), Vec::new());
+        for &file in files.iter().chain(&rest) {
+            let Some(bytes) = pieces.bytes_of(file)? else {
+                continue;
+            };
+            layout
+                .append(&bytes, &mut row_bytes, &mut text_bytes)
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+            rows.write_all(&row_bytes)?;
+            text.write_all(&text_bytes)?;
+            row_bytes.clear();
+            text_bytes.clear();
+        }
+        let done = |w: BufWriter<std::fs::File>| w.into_inner().map_err(|e| e.into_error());
+        crate::mapped::symbols(done(rows)?, done(text)?)
+    }
+}
+
 /// Import tables as the resolver gave them (`Resolver::page_out_import_tables`), one piece per
 /// file.
 pub(crate) struct ImportSpill {
@@ -186,6 +262,17 @@ struct PieceWriter {
 }
 
 impl PieceWriter {
+    fn heap_bytes(&self) -> usize {
+        table_bytes::<(i64, Vec<(u64, u32)>)>(self.pieces.capacity())
+            + self
+                .pieces
+                .values()
+                .map(|v| v.capacity() * 16)
+                .sum::<usize>()
+            + self.buf.capacity()
+            + self.out.capacity()
+    }
+
     fn new(dir: &Path) -> std::io::Result<PieceWriter> {
         Ok(PieceWriter {
             out: BufWriter::with_capacity(1 << 16, tempfile::tempfile_in(dir)?),
@@ -509,5 +596,65 @@ mod tests {
         );
         assert!(head.files().is_empty());
         assert!(head.error.is_none());
+    }
+
+    fn def(id: i64, file: i64, name: &str, qname: &str) -> resolve::Symbol {
+        resolve::Symbol {
+            id,
+            file,
+            kind: sextant_model::NodeKind::Method,
+            name: name.into(),
+            qname: qname.into(),
+            parent: Some(file * 100),
+            declaration: false,
+            type_text: (id % 2 == 0).then(|| "int".into()),
+        }
+    }
+
+    fn view(d: &resolve::Symbol) -> resolve::SymRef<'_> {
+        resolve::SymRef {
+            id: d.id,
+            file: d.file,
+            kind: d.kind,
+            name: &d.name,
+            qname: &d.qname,
+            parent: d.parent,
+            declaration: d.declaration,
+            type_text: d.type_text.as_deref(),
+        }
+    }
+
+    fn printed(s: &resolve::Symbols) -> Vec<String> {
+        s.iter().map(|d| format!("{:?}", d.to_symbol())).collect()
+    }
+
+    #[test]
+    fn definitions_come_back_mapped_in_file_order_then_the_unlisted_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spill = SymbolSpill::new(dir.path()).unwrap();
+        let f1 = [def(11, 1, "a", "p.a"), def(12, 1, "b", "p.b")];
+        let f2 = [def(21, 2, "c", "q.C.c"), def(22, 2, "ü", "q.ü")];
+        let f3 = [def(31, 3, "d", "r.d")];
+        // Files arrive out of order; file 1's in two calls, its second id first.
+        spill.add(3, f3.iter().map(view)).unwrap();
+        spill.add(1, f1[1..].iter().map(view)).unwrap();
+        spill.add(2, f2.iter().map(view)).unwrap();
+        spill.add(1, f1[..1].iter().map(view)).unwrap();
+        let mut mapped = spill.finish(&[2, 1]).unwrap();
+        assert!(mapped.is_mapped());
+        let expect: resolve::Symbols = f2
+            .iter()
+            .chain(&f1)
+            .chain(&f3)
+            .cloned()
+            .collect::<Vec<_>>()
+            .into();
+        assert_eq!(printed(&mapped), printed(&expect));
+        // The map's pages given back and read again.
+        mapped.release();
+        assert_eq!(printed(&mapped), printed(&expect));
+        // Nothing spilled: an empty table.
+        let empty = SymbolSpill::new(dir.path()).unwrap().finish(&[1]).unwrap();
+        assert!(empty.is_empty() && empty.is_mapped());
     }
 }

@@ -54,6 +54,8 @@ const ALLOWED: &[(&str, &[&str], &[&str])] = &[
             "notify",
             // The resolver's binding pages while an index runs (`spill.rs`).
             "tempfile",
+            // The resolver's definitions, mapped from such a file (`mapped.rs`).
+            "memmap2",
         ],
         &[
             "model", "lang", "extract", "resolve", "graph", "search", "store", "vfs", "git", "scip",

@@ -29,4 +29,4 @@ pub use modules::normalize;
 pub use pages::{BindingSource, ImportTableSource, paged};
 pub use patch::{Matching, PatchError, Replaced, match_symbols};
 pub use resolver::{MAX_CANDIDATES, Resolver, push};
-pub use symbols::{SymRef, Symbols};
+pub use symbols::{MappedLayout, MappedTable, ROW_BYTES, SymRef, Symbols, encode_piece};

@@ -275,6 +275,12 @@ mod tests {
     }
 
     fn resolver() -> Resolver {
+        let (files, symbols, rules) = parts();
+        Resolver::new(files, symbols, rules)
+    }
+
+    /// The files, definitions and rules of [`resolver`].
+    fn parts() -> (Vec<FileCtx>, Vec<Symbol>, Vec<LangRules>) {
         let rules = LangRules {
             id: "python".into(),
             family: "python".into(),
@@ -295,7 +301,7 @@ mod tests {
             symbol(104, NodeKind::Method, "a.Cache.get", 103),
             symbol(105, NodeKind::Function, "a.f", 100),
         ];
-        Resolver::new(vec![file(1, "a.py")], symbols, vec![rules])
+        (vec![file(1, "a.py")], symbols, vec![rules])
     }
 
     /// File `id` at `path`, its File node `id * 100`.
@@ -376,7 +382,7 @@ mod tests {
         // Loaded once while the batch lasts, again after it is forgotten.
         paged_resolver.resolve(&call());
         assert_eq!(loads.load(Ordering::Relaxed), first);
-        paged_resolver.forget_binding_pages();
+        paged_resolver.forget_pages();
         assert_eq!(targets(paged_resolver.resolve(&call())), in_memory);
         assert_eq!(loads.load(Ordering::Relaxed), first + 1);
 
@@ -404,6 +410,19 @@ mod tests {
         assert!(paged_resolver.fixed_names.is_empty());
 
         let replaced = paged_resolver.replace_file(1, file(2, "a.py"), Vec::new(), Vec::new());
+        assert_eq!(replaced.err(), Some(PatchError::Paged));
+    }
+
+    #[test]
+    fn mapped_definitions_resolve_as_in_memory_and_refuse_patches() {
+        let (files, symbols, rules) = parts();
+        let in_memory = targets(resolver().with_bindings(binds()).resolve(&call()));
+        let mapped = crate::symbols::mapped_copy(&symbols.into());
+        let mut r = Resolver::new(files, mapped, rules).with_bindings(binds());
+        assert_eq!(targets(r.resolve(&call())), in_memory);
+        r.forget_pages();
+        assert_eq!(targets(r.resolve(&call())), in_memory);
+        let replaced = r.replace_file(1, file(2, "a.py"), Vec::new(), Vec::new());
         assert_eq!(replaced.err(), Some(PatchError::Paged));
     }
 

@@ -411,11 +411,11 @@ impl Resolver {
         ]
     }
 
-    /// Whether [`Resolver::replace_file`] may patch this resolver: not one with binding pages,
-    /// which therefore keeps none of what only the patcher needs (the fixed names, the owner
-    /// paths).
+    /// Whether [`Resolver::replace_file`] may patch this resolver: not one with binding pages
+    /// or mapped definitions, which therefore keeps none of what only the patcher needs (the
+    /// fixed names, the owner paths).
     pub(crate) fn patchable(&self) -> bool {
-        self.pages.is_none()
+        self.pages.is_none() && !self.ix.symbols.is_mapped()
     }
 
     /// Hands every file's import table to `out` as bytes (files in id order) and drops them, to
@@ -465,11 +465,14 @@ impl Resolver {
         self.bindings = tables;
     }
 
-    /// Forgets the binding pages loaded so far (a no-op without pages): call between batches.
-    pub fn forget_binding_pages(&self) {
+    /// Forgets the binding pages loaded so far and gives back the memory of the pages of mapped
+    /// definitions read so far ([`Symbols::mapped`]); a no-op without either. Call between
+    /// batches.
+    pub fn forget_pages(&mut self) {
         if let Some(pages) = &self.pages {
             pages.forget();
         }
+        self.ix.symbols.release();
     }
 
     /// Whether `scope` (a definition or File node of file `file`) binds `name`.
