@@ -12,7 +12,7 @@ pub(crate) struct Index {
     /// Normalised qualified name per symbol where it differs from the qualified name (a
     /// Python, Java or TypeScript name is already normalised): see [`Index::norm`].
     pub norms: Vec<Option<Box<str>>>,
-    pub by_id: FxHashMap<i64, u32>,
+    pub by_id: ById,
     /// Name → symbols ([`named`]).
     pub by_name: NameLists,
     /// Normalised qualified name → symbols ([`normed`]).
@@ -42,6 +42,51 @@ pub(crate) struct Index {
     pub family_of_lang: Vec<u16>,
     /// Family id per symbol.
     pub family: Vec<u16>,
+}
+
+/// Symbol id → position.
+pub(crate) enum ById {
+    /// Any table; the patcher changes it.
+    Map(FxHashMap<i64, u32>),
+    /// A mapped table's (never patched): runs of consecutive ids at consecutive positions, a
+    /// file's definitions being one such run, as (first id, first position, length) by first id.
+    Runs(Vec<(i64, u32, u32)>),
+}
+
+impl ById {
+    pub fn get(&self, id: i64) -> Option<u32> {
+        match self {
+            ById::Map(m) => m.get(&id).copied(),
+            ById::Runs(runs) => {
+                let at = runs.partition_point(|r| r.0 <= id).checked_sub(1)?;
+                let (first, pos, len) = runs[at];
+                let k = u32::try_from(id - first).ok()?;
+                (k < len).then_some(pos + k)
+            }
+        }
+    }
+
+    /// The map of a patchable resolver's table.
+    pub fn map(&self) -> &FxHashMap<i64, u32> {
+        match self {
+            ById::Map(m) => m,
+            ById::Runs(_) => panic!("a mapped table's ids are runs (it is never patched)"),
+        }
+    }
+
+    pub fn map_mut(&mut self) -> &mut FxHashMap<i64, u32> {
+        match self {
+            ById::Map(m) => m,
+            ById::Runs(_) => panic!("a mapped table's ids are runs (it is never patched)"),
+        }
+    }
+
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            ById::Map(m) => crate::lists::table_bytes::<(i64, u32)>(m.capacity()),
+            ById::Runs(r) => r.capacity() * std::mem::size_of::<(i64, u32, u32)>(),
+        }
+    }
 }
 
 /// A spare place of the symbol table (after a file's run, for definitions a patch adds): in no
@@ -135,6 +180,8 @@ impl Index {
                 .push((f.path.clone(), f.id));
         }
         let mut by_id = FxHashMap::default();
+        // A mapped table is never patched: its ids as runs (see `ById`).
+        let mut runs: Option<Vec<(i64, u32, u32)>> = symbols.is_mapped().then(Vec::new);
         let mut by_name = NameLists::default();
         let mut by_norm = NameLists::default();
         let mut children = NameLists::default();
@@ -149,7 +196,20 @@ impl Index {
                 family.push(u16::MAX);
                 continue;
             }
-            by_id.insert(s.id, i);
+            match runs.as_mut() {
+                Some(runs) => match runs.last_mut() {
+                    Some((first, pos, len))
+                        if s.id.checked_sub(*first) == Some(i64::from(*len))
+                            && i.checked_sub(*pos) == Some(*len) =>
+                    {
+                        *len += 1
+                    }
+                    _ => runs.push((s.id, i, 1)),
+                },
+                None => {
+                    by_id.insert(s.id, i);
+                }
+            }
             by_name.push(key_hash(None, s.name), named(&symbols, s.name), i);
             let n = normalized(s.qname);
             let key = n.as_deref().unwrap_or(s.qname);
@@ -185,6 +245,14 @@ impl Index {
         for list in names.values_mut() {
             list.sort();
         }
+        let by_id = match runs {
+            Some(mut runs) => {
+                runs.sort_unstable();
+                runs.shrink_to_fit();
+                ById::Runs(runs)
+            }
+            None => ById::Map(by_id),
+        };
         Index {
             symbols,
             norms,
@@ -213,8 +281,8 @@ impl Index {
 
     pub fn symbol(&self, id: i64) -> Option<(u32, SymRef<'_>)> {
         self.by_id
-            .get(&id)
-            .map(|&i| (i, self.symbols.get(i as usize)))
+            .get(id)
+            .map(|i| (i, self.symbols.get(i as usize)))
     }
 
     pub fn children_named(&self, parent: i64, name: &str) -> &[u32] {
@@ -307,5 +375,74 @@ pub(crate) fn child_named<'a>(
     move |p| {
         let s = symbols.get(p as usize);
         s.parent == Some(parent) && s.name == name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sextant_model::NodeKind;
+
+    fn def(id: i64, file: i64) -> Symbol {
+        Symbol {
+            id,
+            file,
+            kind: NodeKind::Function,
+            name: format!("f{id}"),
+            qname: format!("m.f{id}"),
+            parent: Some(file * 100),
+            declaration: false,
+            type_text: None,
+        }
+    }
+
+    fn file(id: i64) -> FileCtx {
+        FileCtx {
+            id,
+            node: id * 100,
+            path: format!("m{id}.py"),
+            module: format!("m{id}"),
+            lang: 0,
+        }
+    }
+
+    #[test]
+    fn a_mapped_tables_ids_as_runs_find_what_the_map_finds() {
+        // File 1's definitions first, with gaps; file 2's ids are lower than file 1's.
+        let defs: Vec<Symbol> = [(5, 1), (6, 1), (7, 1), (10, 1), (12, 1), (3, 2), (4, 2)]
+            .into_iter()
+            .map(|(id, f)| def(id, f))
+            .collect();
+        let files = || vec![file(1), file(2)];
+        let rules = || {
+            vec![LangRules {
+                id: "python".into(),
+                family: "python".into(),
+                self_names: Vec::new(),
+                super_names: Vec::new(),
+                binds: crate::input::Binds::None,
+                implicit_self: false,
+                module_style: "python".into(),
+                builtin_names: Default::default(),
+                builtin_members: Default::default(),
+                separate_call_names: false,
+            }]
+        };
+        let in_memory = Index::build(files(), defs.clone().into(), rules(), 0);
+        let mapped = Index::build(
+            files(),
+            crate::symbols::mapped_copy(&defs.into()),
+            rules(),
+            0,
+        );
+        assert!(matches!(in_memory.by_id, ById::Map(_)));
+        let ById::Runs(runs) = &mapped.by_id else {
+            panic!("a mapped table's ids are runs");
+        };
+        assert_eq!(runs, &[(3, 5, 2), (5, 0, 3), (10, 3, 1), (12, 4, 1)]);
+        for id in -1..15 {
+            let found = |ix: &Index| ix.symbol(id).map(|(p, s)| (p, s.id));
+            assert_eq!(found(&mapped), found(&in_memory), "id {id}");
+        }
     }
 }

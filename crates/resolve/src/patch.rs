@@ -225,7 +225,7 @@ impl Resolver {
         let norms_now = &self.ix.norms;
         for k in 0..end - first {
             let s = symbols_now.get(first + k);
-            self.ix.by_id.remove(&s.id);
+            self.ix.by_id.map_mut().remove(&s.id);
             self.ix
                 .by_name
                 .remove(key_hash(None, s.name), named(symbols_now, s.name), |p| {
@@ -310,7 +310,7 @@ impl Resolver {
                     *p = renumber(*p);
                 }
             }
-            for p in self.ix.by_id.values_mut() {
+            for p in self.ix.by_id.map_mut().values_mut() {
                 *p = renumber(*p);
             }
             self.extra_members = std::mem::take(&mut self.extra_members)
@@ -362,7 +362,7 @@ impl Resolver {
         for j in 0..n_new {
             let p = (first + j) as u32;
             let s = symbols_now.get(first + j);
-            self.ix.by_id.insert(s.id, p);
+            self.ix.by_id.map_mut().insert(s.id, p);
             self.ix.by_name.insert_by(
                 key_hash(None, s.name),
                 named(symbols_now, s.name),
@@ -472,7 +472,11 @@ impl Resolver {
                 self.owner_of.insert(p, t);
             }
         }
-        debug_assert!(removed_ids.iter().all(|id| !self.ix.by_id.contains_key(id)));
+        debug_assert!(
+            removed_ids
+                .iter()
+                .all(|id| !self.ix.by_id.map().contains_key(id))
+        );
 
         // Typed bindings: the old ones leave their lists (they stay in the table, unreferenced),
         // the new ones are appended and enter their lists where the file's order puts them.
@@ -646,7 +650,7 @@ mod tests {
                 v.iter().map(id).collect::<Vec<_>>()
             ));
         }
-        for (k, &p) in &r.ix.by_id {
+        for (k, &p) in r.ix.by_id.map() {
             out.push(format!("id {k} {}", r.ix.symbols.get(p as usize).id));
         }
         let live: Vec<usize> = (0..r.ix.symbols.len())

@@ -366,7 +366,7 @@ impl Resolver {
                 "norms",
                 ix.norms.capacity() * size_of::<Option<Box<str>>>() + boxed,
             ),
-            ("by_id", table_bytes::<(i64, u32)>(ix.by_id.capacity())),
+            ("by_id", ix.by_id.heap_bytes()),
             ("by_name", ix.by_name.heap_bytes()),
             ("by_norm", ix.by_norm.heap_bytes()),
             ("children", ix.children.heap_bytes()),
