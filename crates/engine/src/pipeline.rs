@@ -491,6 +491,11 @@ pub fn index(
                     tracing::warn!("definitions kept in memory ({}: {e})", data.dir.display());
                 })
                 .ok();
+            inputs.import_pieces = crate::spill::ImportPieces::new(&data.dir)
+                .inspect_err(|e| {
+                    tracing::warn!("imports kept in memory ({}: {e})", data.dir.display());
+                })
+                .ok();
         }
     }
     {
@@ -907,6 +912,7 @@ pub fn index(
         bindings: mut r_bindings,
         spill: mut r_spill,
         symbol_spill: mut r_symbol_spill,
+        import_pieces: mut r_import_pieces,
         spill_error,
         ..
     } = inputs;
@@ -964,7 +970,7 @@ pub fn index(
         }
         drop(bindings);
         r_refs.extend(refs.into_iter().map(resolve_ref));
-        r_imports.extend(imports.into_iter().map(|i| resolve::Imp {
+        let imports = imports.into_iter().map(|i| resolve::Imp {
             id: i.id,
             file: i.file_id,
             src: i.src_id,
@@ -972,7 +978,18 @@ pub fn index(
             name: i.name,
             alias: i.alias,
             wildcard: i.wildcard,
-        }));
+        });
+        match r_import_pieces.as_mut() {
+            Some(pieces) => {
+                let imports: Vec<resolve::Imp> = imports.collect();
+                for imports in imports.chunk_by(|a, b| a.file == b.file) {
+                    pieces
+                        .add(imports)
+                        .map_err(|e| Error::Io(format!("imports: {e}")))?;
+                }
+            }
+            None => r_imports.extend(imports),
+        }
     }
     summary.symbols = r_symbols.len() as u64;
     summary.references = if streamed {
@@ -980,7 +997,7 @@ pub fn index(
     } else {
         r_refs.len() as u64
     };
-    summary.imports = r_imports.len() as u64;
+    summary.imports = r_imports.len() as u64 + r_import_pieces.as_ref().map_or(0, |p| p.count());
     mark("load", &mut phases);
 
     // Resolve.
@@ -1016,6 +1033,14 @@ pub fn index(
             .map_err(|e| Error::Io(format!("definitions: {e}")))?;
         summary.symbols = r_symbols.len() as u64;
     }
+    let r_imports = match r_import_pieces {
+        Some(pieces) => Imports::Disk(
+            pieces
+                .finish(all_files.clone())
+                .map_err(|e| Error::Io(format!("imports: {e}")))?,
+        ),
+        None => Imports::Memory(r_imports),
+    };
     let tables = move |inheritance: &mut [resolve::Ref]| {
         prepare_resolver(
             r_files,
@@ -1065,6 +1090,7 @@ pub fn index(
                     head,
                     done,
                     node_file,
+                    import_error,
                 } = prepared;
                 let mut head = Head::new(&spill_dir, head, &done, &node_file);
                 page_out_import_tables(&mut resolver, &spill_dir);
@@ -1093,7 +1119,11 @@ pub fn index(
                 free_behind((resolver, node_file, done));
                 // Rows of no file of this generation (none are expected): written at the
                 // end, where they fail as any row of an unknown file does.
-                head.rest()
+                let rest = head.rest();
+                match import_error {
+                    Some(e) => Err(Error::Io(format!("imports: {e}"))),
+                    None => rest,
+                }
             });
             let mut next = 0;
             let mut in_flight = 0;
@@ -1175,11 +1205,13 @@ pub fn index(
         let ((prepared, r_refs), indexes) = std::thread::scope(|scope| {
             let t0 = Instant::now();
             let resolution = scope.spawn(move || {
+                // With a SCIP index nothing is streamed: the imports were in memory.
                 let Prepared {
                     resolver,
                     mut head,
                     done,
                     node_file,
+                    import_error: _,
                 } = tables(&mut r_refs);
                 let resolver_ref = &resolver;
                 let runs: Vec<resolve::Output> = pool.install(|| {
@@ -1609,6 +1641,14 @@ struct Prepared {
     done: FxHashMap<i64, i64>,
     /// The file of every node: each edge belongs to the edge set of its source's file.
     node_file: NodeFiles,
+    /// The first failure to read the imports back from disk (the index fails with it).
+    import_error: Option<String>,
+}
+
+/// A generation's imports: in memory, or on disk in path order ([`crate::spill::ImportPieces`]).
+enum Imports {
+    Memory(Vec<resolve::Imp>),
+    Disk(crate::spill::SpilledImports),
 }
 
 /// Builds the resolver from files in path order and resolves what comes before the references:
@@ -1618,7 +1658,7 @@ fn prepare_resolver(
     files: Vec<resolve::FileCtx>,
     mut symbols: resolve::Symbols,
     refs: &mut [resolve::Ref],
-    mut imports: Vec<resolve::Imp>,
+    imports: Imports,
     (mut bindings, pages): (resolve::Bindings, Option<Box<dyn resolve::BindingSource>>),
     rules: Vec<resolve::LangRules>,
     npm_packages: NpmPackages,
@@ -1639,7 +1679,6 @@ fn prepare_resolver(
         symbols.sort_by_key(|file, id| (rank_of(file), id));
     }
     refs.sort_by_cached_key(|r| (rank_of(r.file), r.id));
-    imports.sort_by_cached_key(|i| (rank_of(i.file), i.id));
     // Bindings have no id: a stable sort keeps each file's in source order. An attribute's
     // bindings across files (`self.x = ...`) are then tried in path order, as the live index
     // tries them, whatever order the files arrived in.
@@ -1669,11 +1708,24 @@ fn prepare_resolver(
     resolver.forget_pages();
     step("tables");
     resolve::trace::mark(1);
+    let mut import_error = None;
+    let edges = match imports {
+        Imports::Memory(mut imports) => {
+            imports.sort_by_cached_key(|i| (rank_of(i.file), i.id));
+            let edges = resolver.resolve_imports(&imports);
+            free_behind(imports);
+            edges
+        }
+        Imports::Disk(imports) => {
+            let edges = resolver.resolve_imports_from(&imports);
+            import_error = imports.error();
+            edges
+        }
+    };
     let mut head = resolve::Output {
-        edges: resolver.resolve_imports(&imports),
+        edges,
         unresolved: Vec::new(),
     };
-    free_behind(imports);
     step("imports");
     resolver.link_out_of_line_members();
     let clause_file: FxHashMap<i64, i64> = refs
@@ -1695,6 +1747,7 @@ fn prepare_resolver(
         head,
         done,
         node_file,
+        import_error,
     }
 }
 
@@ -2220,6 +2273,9 @@ pub(crate) struct ResolverInputs {
     /// When streamed, the definitions go to a temporary file, to be mapped for the resolver
     /// (`spill.rs`, `mapped.rs`); `symbols` stays empty.
     pub(crate) symbol_spill: Option<crate::spill::SymbolSpill>,
+    /// When streamed, the imports go to a temporary file too, read back by the import passes;
+    /// `imports` stays empty.
+    pub(crate) import_pieces: Option<crate::spill::ImportPieces>,
     /// The first failure to write a page (the index fails with it).
     pub(crate) spill_error: Option<String>,
 }
@@ -2280,6 +2336,10 @@ impl ResolverInputs {
             (
                 "definition_pieces_index",
                 self.symbol_spill.as_ref().map_or(0, |s| s.heap_bytes()),
+            ),
+            (
+                "import_pieces_index",
+                self.import_pieces.as_ref().map_or(0, |s| s.heap_bytes()),
             ),
         ]
     }
@@ -2563,17 +2623,23 @@ pub(crate) fn absorb_rows(batch: &mut Vec<FileBatch>, inputs: &mut ResolverInput
                 .refs
                 .extend(refs.into_iter().map(to_ref).filter(|r| is_clause(r)));
         }
-        inputs
-            .imports
-            .extend(imports.into_iter().map(|i| resolve::Imp {
-                id: i.id,
-                file: i.file_id,
-                src: i.src_id,
-                source: i.source,
-                name: i.name,
-                alias: i.alias,
-                wildcard: i.wildcard,
-            }));
+        let imports = imports.into_iter().map(|i| resolve::Imp {
+            id: i.id,
+            file: i.file_id,
+            src: i.src_id,
+            source: i.source,
+            name: i.name,
+            alias: i.alias,
+            wildcard: i.wildcard,
+        });
+        match inputs.import_pieces.as_mut() {
+            Some(pieces) => {
+                if let Err(e) = pieces.add(&imports.collect::<Vec<_>>()) {
+                    inputs.spill_error.get_or_insert(format!("imports: {e}"));
+                }
+            }
+            None => inputs.imports.extend(imports),
+        }
         match inputs.spill.as_mut() {
             Some(spill) => {
                 if let Err(e) = spill.add(&bindings, &mut inputs.bindings) {

@@ -192,6 +192,142 @@ impl SymbolSpill {
     }
 }
 
+/// A first index's imports, written by the read phase a piece per file and read back a file
+/// at a time by the resolver's import passes ([`SpilledImports`]) instead of waiting in memory.
+pub(crate) struct ImportPieces {
+    w: PieceWriter,
+    count: u64,
+}
+
+/// The bytes of a string that may be absent: its length ([`NO_STRING`] for none), its bytes.
+fn put_str(out: &mut Vec<u8>, s: Option<&str>) {
+    match s {
+        Some(s) => {
+            out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+        }
+        None => out.extend_from_slice(&NO_STRING.to_le_bytes()),
+    }
+}
+
+const NO_STRING: u32 = u32::MAX;
+
+impl ImportPieces {
+    pub(crate) fn new(dir: &Path) -> std::io::Result<ImportPieces> {
+        Ok(ImportPieces {
+            w: PieceWriter::new(dir)?,
+            count: 0,
+        })
+    }
+
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.w.heap_bytes()
+    }
+
+    /// Imports written so far.
+    pub(crate) fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Files `imports`, all of one file.
+    pub(crate) fn add(&mut self, imports: &[resolve::Imp]) -> std::io::Result<()> {
+        let Some(first) = imports.first() else {
+            return Ok(());
+        };
+        self.w.start(first.file)?;
+        for i in imports {
+            let out = &mut self.w.buf;
+            out.extend_from_slice(&i.id.to_le_bytes());
+            out.extend_from_slice(&i.src.to_le_bytes());
+            out.push(u8::from(i.wildcard));
+            put_str(out, Some(&i.source));
+            put_str(out, i.name.as_deref());
+            put_str(out, i.alias.as_deref());
+        }
+        self.count += imports.len() as u64;
+        Ok(())
+    }
+
+    /// The imports of `files`, to be read in that order. Another file's are left out: the
+    /// resolver passes over imports of files it does not know.
+    pub(crate) fn finish(self, files: Vec<i64>) -> std::io::Result<SpilledImports> {
+        Ok(SpilledImports {
+            pieces: self.w.finish()?,
+            files,
+            error: std::sync::Mutex::new(None),
+        })
+    }
+}
+
+/// Imports on disk, handed to the resolver a file at a time ([`ImportPieces`]).
+pub(crate) struct SpilledImports {
+    pieces: Pieces,
+    files: Vec<i64>,
+    /// The first failure to read a file's imports back (the index fails with it).
+    error: std::sync::Mutex<Option<String>>,
+}
+
+impl SpilledImports {
+    pub(crate) fn error(&self) -> Option<String> {
+        self.error.lock().map(|e| e.clone()).unwrap_or_default()
+    }
+}
+
+/// A file's imports from their bytes ([`ImportPieces::add`]); `None` if malformed.
+fn decode_imports(file: i64, mut b: &[u8]) -> Option<Vec<resolve::Imp>> {
+    fn take<'a>(b: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+        let (head, rest) = b.split_at_checked(n)?;
+        *b = rest;
+        Some(head)
+    }
+    fn string(b: &mut &[u8]) -> Option<Option<String>> {
+        let len = u32::from_le_bytes(take(b, 4)?.try_into().ok()?);
+        if len == NO_STRING {
+            return Some(None);
+        }
+        let bytes = take(b, len as usize)?;
+        Some(Some(std::str::from_utf8(bytes).ok()?.to_string()))
+    }
+    let mut out = Vec::new();
+    while !b.is_empty() {
+        let id = i64::from_le_bytes(take(&mut b, 8)?.try_into().ok()?);
+        let src = i64::from_le_bytes(take(&mut b, 8)?.try_into().ok()?);
+        let wildcard = take(&mut b, 1)?[0] != 0;
+        out.push(resolve::Imp {
+            id,
+            file,
+            src,
+            source: string(&mut b)??,
+            name: string(&mut b)?,
+            alias: string(&mut b)?,
+            wildcard,
+        });
+    }
+    out.sort_by_key(|i| i.id);
+    Some(out)
+}
+
+impl resolve::ImportSource for SpilledImports {
+    fn for_each_file(&self, f: &mut dyn FnMut(&[resolve::Imp])) {
+        for &file in &self.files {
+            let imports = match self.pieces.bytes_of(file) {
+                Ok(None) => continue,
+                Ok(Some(bytes)) => decode_imports(file, &bytes)
+                    .ok_or_else(|| format!("file {file}: malformed imports")),
+                Err(e) => Err(format!("file {file}: {e}")),
+            };
+            match imports {
+                Ok(imports) => f(&imports),
+                Err(e) => {
+                    if let Ok(mut slot) = self.error.lock() {
+                        slot.get_or_insert(e);
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Import tables as the resolver gave them (`Resolver::page_out_import_tables`), one piece per
 /// file.
 pub(crate) struct ImportSpill {
@@ -656,5 +792,47 @@ mod tests {
         // Nothing spilled: an empty table.
         let empty = SymbolSpill::new(dir.path()).unwrap().finish(&[1]).unwrap();
         assert!(empty.is_empty() && empty.is_mapped());
+    }
+
+    #[test]
+    fn imports_come_back_a_file_at_a_time_in_the_order_asked_and_a_bad_piece_is_an_error() {
+        use resolve::ImportSource;
+        let imp = |id: i64, file: i64, name: Option<&str>, alias: Option<&str>| resolve::Imp {
+            id,
+            file,
+            src: file * 100,
+            source: format!("pkg.m{id}"),
+            name: name.map(Into::into),
+            alias: alias.map(Into::into),
+            wildcard: id % 3 == 0,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let mut pieces = ImportPieces::new(dir.path()).unwrap();
+        let f1 = [imp(2, 1, Some("a"), None), imp(3, 1, None, Some("é"))];
+        let f2 = [imp(5, 2, Some(""), Some("b"))];
+        // File 1's in two calls, its later id first; file 7 is not asked for.
+        pieces.add(&f1[1..]).unwrap();
+        pieces.add(&f2).unwrap();
+        pieces.add(&[imp(9, 7, None, None)]).unwrap();
+        pieces.add(&f1[..1]).unwrap();
+        pieces.add(&[]).unwrap();
+        assert_eq!(pieces.count(), 4);
+        let spilled = pieces.finish(vec![2, 1, 3]).unwrap();
+        let mut seen = Vec::new();
+        spilled.for_each_file(&mut |imports| seen.push(format!("{imports:?}")));
+        let want = [format!("{:?}", f2.to_vec()), format!("{:?}", f1.to_vec())];
+        assert_eq!(seen, want);
+        assert_eq!(spilled.error(), None);
+
+        // A piece cut short: its file is left out and the error kept.
+        let mut pieces = ImportPieces::new(dir.path()).unwrap();
+        pieces.add(&f2).unwrap();
+        pieces.w.start(1).unwrap();
+        pieces.w.buf.extend_from_slice(&[1, 2, 3]);
+        let spilled = pieces.finish(vec![1, 2]).unwrap();
+        let mut seen = Vec::new();
+        spilled.for_each_file(&mut |imports| seen.push(imports.len()));
+        assert_eq!(seen, [1]);
+        assert!(spilled.error().is_some_and(|e| e.contains("file 1")));
     }
 }

@@ -28,5 +28,5 @@ pub use input::{
 pub use modules::normalize;
 pub use pages::{BindingSource, ImportTableSource, paged};
 pub use patch::{Matching, PatchError, Replaced, match_symbols};
-pub use resolver::{MAX_CANDIDATES, Resolver, push};
+pub use resolver::{ImportSource, MAX_CANDIDATES, Resolver, push};
 pub use symbols::{MappedLayout, MappedTable, ROW_BYTES, SymRef, Symbols, encode_piece};

@@ -19,6 +19,19 @@ const MAX_REEXPORT_DEPTH: u32 = 4;
 /// Import resolution passes: re-exports are followed through this many modules.
 const IMPORT_PASSES: usize = 3;
 
+/// A generation's imports, handed over a file at a time in resolution order (each file's in id
+/// order): from memory, or from wherever the caller keeps them (this crate does no I/O).
+pub trait ImportSource {
+    /// Calls `f` with the imports of each file in turn.
+    fn for_each_file(&self, f: &mut dyn FnMut(&[Imp]));
+}
+
+impl ImportSource for &[Imp] {
+    fn for_each_file(&self, f: &mut dyn FnMut(&[Imp])) {
+        f(self)
+    }
+}
+
 /// What a name or module path denotes.
 #[derive(Debug, Clone)]
 pub(crate) enum Target {
@@ -734,30 +747,42 @@ impl Resolver {
     /// in [`IMPORT_PASSES`] passes so that re-exports (a module importing what it exposes)
     /// chain through that many modules whatever the order of the files.
     pub fn resolve_imports(&mut self, imports: &[Imp]) -> Vec<Edge> {
+        self.resolve_imports_from(&imports)
+    }
+
+    /// [`Resolver::resolve_imports`] with the imports handed over a file at a time.
+    pub fn resolve_imports_from(&mut self, imports: &dyn ImportSource) -> Vec<Edge> {
         self.tables_changed();
-        let patchable = self.patchable();
-        for imp in imports.iter().filter(|_| patchable) {
-            for n in imp.source.split(['.', ':', '/', '\\']) {
-                self.fix(n, None);
-            }
+        if self.patchable() {
+            imports.for_each_file(&mut |file_imports| {
+                for imp in file_imports {
+                    for n in imp.source.split(['.', ':', '/', '\\']) {
+                        self.fix(n, None);
+                    }
+                }
+            });
         }
         for _ in 1..IMPORT_PASSES {
             self.resolve_imports_once(imports);
         }
         let edges = self.resolve_imports_once(imports);
         // Imported names: where the last pass looked them up (for the patcher only).
-        for imp in imports.iter().filter(|i| patchable && i.name.is_some()) {
-            let Some(file) = self.ix.file(imp.file) else {
-                continue;
-            };
-            let scope = match self.resolve_module(file, &imp.source) {
-                Target::Module { files, .. } => Some(self.reexport_span(&files)),
-                Target::Symbols(_) => None,
-                Target::External => continue,
-            };
-            for n in imp.name.iter().chain(&imp.alias) {
-                self.fix(n, scope.as_ref());
-            }
+        if self.patchable() {
+            imports.for_each_file(&mut |file_imports| {
+                for imp in file_imports.iter().filter(|i| i.name.is_some()) {
+                    let Some(file) = self.ix.file(imp.file) else {
+                        continue;
+                    };
+                    let scope = match self.resolve_module(file, &imp.source) {
+                        Target::Module { files, .. } => Some(self.reexport_span(&files)),
+                        Target::Symbols(_) => None,
+                        Target::External => continue,
+                    };
+                    for n in imp.name.iter().chain(&imp.alias) {
+                        self.fix(n, scope.as_ref());
+                    }
+                }
+            });
         }
         edges
     }
@@ -813,13 +838,13 @@ impl Resolver {
         out
     }
 
-    fn resolve_imports_once(&mut self, imports: &[Imp]) -> Vec<Edge> {
+    fn resolve_imports_once(&mut self, imports: &dyn ImportSource) -> Vec<Edge> {
         self.tables_changed();
         let mut edges = Vec::new();
         let mut bindings: FxHashMap<i64, FileBindings> = FxHashMap::default();
-        for imp in imports {
+        let mut each = |imp: &Imp| {
             let Some(file) = self.ix.file(imp.file) else {
-                continue;
+                return;
             };
             let rules = self.rules_of(file);
             let module = self.resolve_module(file, &imp.source);
@@ -925,7 +950,8 @@ impl Resolver {
                     import_id: Some(imp.id),
                 });
             }
-        }
+        };
+        imports.for_each_file(&mut |file_imports| file_imports.iter().for_each(&mut each));
         let mut imported: FxHashMap<i64, FxHashSet<i64>> = FxHashMap::default();
         for (file, b) in &bindings {
             let set = imported.entry(*file).or_default();
