@@ -232,6 +232,30 @@ fn a_bulk_load_checkpointed_behind_ends_with_everything_in_the_database_file() {
 }
 
 #[test]
+fn a_published_bulk_load_has_planner_statistics_of_its_indexes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index.db");
+    {
+        let mut store = Store::open(&path).unwrap();
+        build(&mut store, "h", true);
+    }
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let analyzed: Vec<String> = conn
+        .prepare("SELECT DISTINCT idx FROM sqlite_stat1 WHERE idx IS NOT NULL ORDER BY idx")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    for index in ["refs_name", "edges_src", "edges_dst", "nodes_qname"] {
+        assert!(
+            analyzed.iter().any(|i| i == index),
+            "{index} not in {analyzed:?}"
+        );
+    }
+}
+
+#[test]
 fn newer_schema_is_refused_with_advice() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("index.db");
