@@ -1041,15 +1041,19 @@ pub fn index(
         ),
         None => Imports::Memory(r_imports),
     };
-    let tables = move |inheritance: &mut [resolve::Ref]| {
+    let tables = move |inheritance: &mut [resolve::Ref], head_dir: Option<&Path>| {
         prepare_resolver(
-            r_files,
-            r_symbols,
+            TableInputs {
+                files: r_files,
+                symbols: r_symbols,
+                imports: r_imports,
+                bindings: r_bindings,
+                pages,
+                rules,
+                npm_packages,
+            },
             inheritance,
-            r_imports,
-            (r_bindings, pages),
-            rules,
-            npm_packages,
+            head_dir,
         )
     };
     let (edge_counts, unresolved_counts) = if streamed {
@@ -1076,7 +1080,7 @@ pub fn index(
             let spill_dir = data.dir.clone();
             let resolution = scope.spawn(move || {
                 // Only the inheritance clauses are in memory (see `absorb_rows`).
-                let prepared = tables(&mut r_refs);
+                let prepared = tables(&mut r_refs, Some(&spill_dir));
                 free_behind(r_refs);
                 tracing::debug!(seconds = t0.elapsed().as_secs_f64(), "resolver ready");
                 if tracing::enabled!(tracing::Level::DEBUG) {
@@ -1092,7 +1096,7 @@ pub fn index(
                     node_file,
                     import_error,
                 } = prepared;
-                let mut head = Head::new(&spill_dir, head, &done, &node_file);
+                let mut head = head.into_head(&spill_dir, &done, &node_file);
                 page_out_import_tables(&mut resolver, &spill_dir);
                 for (b, refs) in asked {
                     resolve::trace::mark(2 + b as u64);
@@ -1208,11 +1212,12 @@ pub fn index(
                 // With a SCIP index nothing is streamed: the imports were in memory.
                 let Prepared {
                     resolver,
-                    mut head,
+                    head,
                     done,
                     node_file,
                     import_error: _,
-                } = tables(&mut r_refs);
+                } = tables(&mut r_refs, None);
+                let mut head = head.into_output();
                 let resolver_ref = &resolver;
                 let runs: Vec<resolve::Output> = pool.install(|| {
                     r_refs
@@ -1636,13 +1641,25 @@ const IN_FLIGHT: usize = 3;
 /// overrides).
 struct Prepared {
     resolver: resolve::Resolver,
-    head: resolve::Output,
+    head: HeadOut,
     /// The references resolved in `head` (inheritance clauses), with their files.
     done: FxHashMap<i64, i64>,
     /// The file of every node: each edge belongs to the edge set of its source's file.
     node_file: NodeFiles,
     /// The first failure to read the imports back from disk (the index fails with it).
     import_error: Option<String>,
+}
+
+/// What the resolver's tables are built from ([`prepare_resolver`]).
+struct TableInputs {
+    files: Vec<resolve::FileCtx>,
+    symbols: resolve::Symbols,
+    imports: Imports,
+    bindings: resolve::Bindings,
+    /// The typed bindings of plain names, by file, when they wait on disk.
+    pages: Option<Box<dyn resolve::BindingSource>>,
+    rules: Vec<resolve::LangRules>,
+    npm_packages: NpmPackages,
 }
 
 /// A generation's imports: in memory, or on disk in path order ([`crate::spill::ImportPieces`]).
@@ -1653,16 +1670,22 @@ enum Imports {
 
 /// Builds the resolver from files in path order and resolves what comes before the references:
 /// imports, out-of-line members, the inheritance clauses among `refs` (sorted here, with the
-/// symbols, imports and bindings, in path order then id or source order), overrides.
+/// symbols, imports and bindings, in path order then id or source order), overrides. Their
+/// results are written to a temporary file in `head_dir` as they are made, when it is given.
 fn prepare_resolver(
-    files: Vec<resolve::FileCtx>,
-    mut symbols: resolve::Symbols,
+    inputs: TableInputs,
     refs: &mut [resolve::Ref],
-    imports: Imports,
-    (mut bindings, pages): (resolve::Bindings, Option<Box<dyn resolve::BindingSource>>),
-    rules: Vec<resolve::LangRules>,
-    npm_packages: NpmPackages,
+    head_dir: Option<&Path>,
 ) -> Prepared {
+    let TableInputs {
+        files,
+        mut symbols,
+        imports,
+        mut bindings,
+        pages,
+        rules,
+        npm_packages,
+    } = inputs;
     let t_step = std::cell::Cell::new(Instant::now());
     let step = |name: &str| {
         tracing::debug!(
@@ -1708,24 +1731,19 @@ fn prepare_resolver(
     resolver.forget_pages();
     step("tables");
     resolve::trace::mark(1);
+    let mut head = HeadOut::new(head_dir);
     let mut import_error = None;
-    let edges = match imports {
+    match imports {
         Imports::Memory(mut imports) => {
             imports.sort_by_cached_key(|i| (rank_of(i.file), i.id));
-            let edges = resolver.resolve_imports(&imports);
+            resolver.resolve_imports_into(&imports.as_slice(), &mut |e| head.edge(e, &node_file));
             free_behind(imports);
-            edges
         }
         Imports::Disk(imports) => {
-            let edges = resolver.resolve_imports_from(&imports);
+            resolver.resolve_imports_into(&imports, &mut |e| head.edge(e, &node_file));
             import_error = imports.error();
-            edges
         }
-    };
-    let mut head = resolve::Output {
-        edges,
-        unresolved: Vec::new(),
-    };
+    }
     step("imports");
     resolver.link_out_of_line_members();
     let clause_file: FxHashMap<i64, i64> = refs
@@ -1735,11 +1753,19 @@ fn prepare_resolver(
         .collect();
     let mut done = FxHashMap::default();
     for (id, r) in resolver.resolve_inheritance(refs) {
-        done.insert(id, clause_file.get(&id).copied().unwrap_or_default());
-        resolve::push(&mut head, r);
+        let file = clause_file.get(&id).copied().unwrap_or_default();
+        done.insert(id, file);
+        match r {
+            resolve::Resolution::Edges(edges) => {
+                edges.into_iter().for_each(|e| head.edge(e, &node_file))
+            }
+            resolve::Resolution::Unresolved(u) => head.unresolved(u, file),
+        }
     }
     step("inheritance");
-    head.edges.extend(resolver.overrides());
+    for e in resolver.overrides() {
+        head.edge(e, &node_file);
+    }
     resolver.forget_pages();
     step("overrides");
     Prepared {
@@ -1809,11 +1835,82 @@ fn head_unresolved_row(u: &resolve::Unresolved, done: &FxHashMap<i64, i64>) -> U
     unresolved_row(u, done.get(&u.ref_id).copied().unwrap_or_default())
 }
 
+/// The results that come before the references' ([`Prepared::head`]) as they are made:
+/// written away as rows when a directory for temporary files was given (a streamed index:
+/// 131k edges on 73 MB of source), else kept.
+enum HeadOut {
+    Memory(resolve::Output),
+    /// The writer, and the first failure to write (the index fails with it).
+    Disk(crate::spill::HeadWriter, Option<String>),
+}
+
+impl HeadOut {
+    fn new(dir: Option<&Path>) -> HeadOut {
+        let Some(dir) = dir else {
+            return HeadOut::Memory(resolve::Output::default());
+        };
+        match crate::spill::HeadWriter::new(dir) {
+            Ok(w) => HeadOut::Disk(w, None),
+            Err(e) => {
+                tracing::warn!("head rows kept in memory ({}: {e})", dir.display());
+                HeadOut::Memory(resolve::Output::default())
+            }
+        }
+    }
+
+    fn edge(&mut self, e: resolve::Edge, node_file: &NodeFiles) {
+        match self {
+            HeadOut::Memory(out) => out.edges.push(e),
+            HeadOut::Disk(w, error @ None) => {
+                if let Err(e) = w.edge(&edge_row(&e, node_file)) {
+                    *error = Some(e.to_string());
+                }
+            }
+            HeadOut::Disk(_, Some(_)) => {}
+        }
+    }
+
+    /// An inheritance clause of `file` that resolved to nothing.
+    fn unresolved(&mut self, u: resolve::Unresolved, file: i64) {
+        match self {
+            HeadOut::Memory(out) => out.unresolved.push(u),
+            HeadOut::Disk(w, error @ None) => {
+                if let Err(e) = w.unresolved(&unresolved_row(&u, file)) {
+                    *error = Some(e.to_string());
+                }
+            }
+            HeadOut::Disk(_, Some(_)) => {}
+        }
+    }
+
+    /// The rows by file until their files' batches take them.
+    fn into_head(self, dir: &Path, done: &FxHashMap<i64, i64>, node_file: &NodeFiles) -> Head {
+        match self {
+            HeadOut::Memory(out) => Head::new(dir, out, done, node_file),
+            HeadOut::Disk(w, None) => match w.finish() {
+                Ok(rows) => Head::Disk(rows),
+                Err(e) => Head::Failed(e.to_string()),
+            },
+            HeadOut::Disk(_, Some(e)) => Head::Failed(e),
+        }
+    }
+
+    /// The results themselves (a head made without a directory).
+    fn into_output(self) -> resolve::Output {
+        match self {
+            HeadOut::Memory(out) => out,
+            HeadOut::Disk(..) => unreachable!("a head written to disk is read back by file"),
+        }
+    }
+}
+
 /// The head rows ([`head_rows`]) until their files' batches take them: on disk
 /// (`spill::HeadRows`), or in memory when no temporary file could be made.
 enum Head {
     Disk(crate::spill::HeadRows),
     Memory(FxHashMap<i64, RowRun>),
+    /// The rows could not be written: the index fails with this once the batches are done.
+    Failed(String),
 }
 
 impl Head {
@@ -1844,6 +1941,7 @@ impl Head {
                 .take(file)
                 .map(|(edges, unresolved)| RowRun { edges, unresolved }),
             Head::Memory(map) => map.remove(&file),
+            Head::Failed(_) => None,
         }
     }
 
@@ -1856,6 +1954,7 @@ impl Head {
                 files.sort_unstable();
                 files
             }
+            Head::Failed(e) => return Err(Error::Io(format!("head rows: {e}"))),
         };
         let mut rest = RowRun::default();
         for f in files {

@@ -440,8 +440,13 @@ impl Resolver {
             self.imported_files.insert(new_file, set);
         }
         for set in self.imported_files.values_mut() {
-            if set.remove(&old) {
-                set.insert(new_file);
+            if let Ok(at) = set.binary_search(&old) {
+                let mut files = std::mem::take(set).into_vec();
+                files.remove(at);
+                if let Err(to) = files.binary_search(&new_file) {
+                    files.insert(to, new_file);
+                }
+                *set = files.into_boxed_slice();
             }
         }
 

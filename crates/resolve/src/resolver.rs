@@ -78,8 +78,8 @@ pub struct Resolver {
     pub(crate) dead_binds: usize,
     /// Packages of the repository by name → their directory (`package.json` names).
     packages: Vec<(String, String)>,
-    /// File → the files its imports reach (modules and the files of imported symbols).
-    pub(crate) imported_files: FxHashMap<i64, FxHashSet<i64>>,
+    /// File → the files its imports reach (modules and the files of imported symbols), sorted.
+    pub(crate) imported_files: FxHashMap<i64, Box<[i64]>>,
     /// Paged bindings ([`Resolver::with_binding_pages`]): the plain names' bindings are loaded
     /// per file when needed, `binds` holds only the paths'.
     pub(crate) pages: Option<crate::pages::Pages>,
@@ -397,8 +397,9 @@ impl Resolver {
                 "imported_files",
                 self.imported_files
                     .values()
-                    .map(|s| table_bytes::<i64>(s.capacity()))
-                    .sum(),
+                    .map(|s| size_of_val::<[i64]>(s))
+                    .sum::<usize>()
+                    + table_bytes::<(i64, Box<[i64]>)>(self.imported_files.capacity()),
             ),
             (
                 "hierarchy",
@@ -752,6 +753,15 @@ impl Resolver {
 
     /// [`Resolver::resolve_imports`] with the imports handed over a file at a time.
     pub fn resolve_imports_from(&mut self, imports: &dyn ImportSource) -> Vec<Edge> {
+        let mut edges = Vec::new();
+        self.resolve_imports_into(imports, &mut |e| edges.push(e));
+        edges
+    }
+
+    /// [`Resolver::resolve_imports_from`] with each `Imports` edge handed to `sink` as the last
+    /// pass makes it, a file's in the order of its imports, so that a caller can write them
+    /// away instead of holding them all.
+    pub fn resolve_imports_into(&mut self, imports: &dyn ImportSource, sink: &mut dyn FnMut(Edge)) {
         self.tables_changed();
         if self.patchable() {
             imports.for_each_file(&mut |file_imports| {
@@ -763,9 +773,9 @@ impl Resolver {
             });
         }
         for _ in 1..IMPORT_PASSES {
-            self.resolve_imports_once(imports);
+            self.resolve_imports_once(imports, None);
         }
-        let edges = self.resolve_imports_once(imports);
+        self.resolve_imports_once(imports, Some(sink));
         // Imported names: where the last pass looked them up (for the patcher only).
         if self.patchable() {
             imports.for_each_file(&mut |file_imports| {
@@ -784,7 +794,6 @@ impl Resolver {
                 }
             });
         }
-        edges
     }
 
     /// Records that a definition named `name` cannot appear or vanish (in `files`, or anywhere).
@@ -838,9 +847,16 @@ impl Resolver {
         out
     }
 
-    fn resolve_imports_once(&mut self, imports: &dyn ImportSource) -> Vec<Edge> {
+    /// One pass over every import: the files' import tables from the previous pass's. Only the
+    /// last pass (`sink` given) makes edges and the files each file's imports reach: the
+    /// earlier passes' would be thrown away.
+    fn resolve_imports_once(
+        &mut self,
+        imports: &dyn ImportSource,
+        mut sink: Option<&mut dyn FnMut(Edge)>,
+    ) {
         self.tables_changed();
-        let mut edges = Vec::new();
+        let last = sink.is_some();
         let mut bindings: FxHashMap<i64, FileBindings> = FxHashMap::default();
         let mut each = |imp: &Imp| {
             let Some(file) = self.ix.file(imp.file) else {
@@ -913,6 +929,9 @@ impl Resolver {
                 }
                 bound = Some(module);
             }
+            let Some(sink) = sink.as_mut() else {
+                return;
+            };
             let dsts: Vec<i64> = match bound {
                 Some(Target::Module { files, .. }) => files
                     .iter()
@@ -931,7 +950,7 @@ impl Resolver {
                 if dst == imp.src {
                     continue;
                 }
-                edges.push(Edge {
+                sink(Edge {
                     src: imp.src,
                     dst,
                     kind: EdgeKind::Imports,
@@ -952,33 +971,48 @@ impl Resolver {
             }
         };
         imports.for_each_file(&mut |file_imports| file_imports.iter().for_each(&mut each));
-        let mut imported: FxHashMap<i64, FxHashSet<i64>> = FxHashMap::default();
-        for (file, b) in &bindings {
-            let set = imported.entry(*file).or_default();
-            for t in b.names.values().chain(b.wildcards.iter()) {
-                match t {
-                    Target::Module { files, .. } => set.extend(files.iter().copied()),
-                    Target::Symbols(syms) => {
-                        set.extend(syms.iter().map(|&s| self.ix.symbols.get(s as usize).file))
-                    }
-                    Target::External => {}
-                }
-            }
+        if last {
+            self.imported_files = self.files_reached(&bindings);
         }
-        // Two steps: what the imported modules import is visible too (a parameter typed with a
-        // class the imported module uses).
-        let direct = imported.clone();
-        for set in imported.values_mut() {
-            let first: Vec<i64> = set.iter().copied().collect();
-            for f in first {
-                if let Some(more) = direct.get(&f) {
-                    set.extend(more.iter().copied());
-                }
-            }
-        }
-        self.imported_files = imported;
         self.bindings = bindings;
-        edges
+    }
+
+    /// The files each file's import tables reach, and what those files' reach (a parameter
+    /// typed with a class the imported module uses), each list sorted.
+    fn files_reached(&self, bindings: &FxHashMap<i64, FileBindings>) -> FxHashMap<i64, Box<[i64]>> {
+        let sorted = |mut v: Vec<i64>| {
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        let direct: FxHashMap<i64, Vec<i64>> = bindings
+            .iter()
+            .map(|(file, b)| {
+                let mut set = Vec::new();
+                for t in b.names.values().chain(b.wildcards.iter()) {
+                    match t {
+                        Target::Module { files, .. } => set.extend(files.iter().copied()),
+                        Target::Symbols(syms) => {
+                            set.extend(syms.iter().map(|&s| self.ix.symbols.get(s as usize).file))
+                        }
+                        Target::External => {}
+                    }
+                }
+                (*file, sorted(set))
+            })
+            .collect();
+        direct
+            .iter()
+            .map(|(file, first)| {
+                let mut set = first.clone();
+                for f in first {
+                    if let Some(more) = direct.get(f) {
+                        set.extend(more.iter().copied());
+                    }
+                }
+                (*file, sorted(set).into_boxed_slice())
+            })
+            .collect()
     }
 
     // ---------------------------------------------------------------- members and hierarchy
@@ -1899,7 +1933,7 @@ impl Resolver {
             .iter()
             .filter(|m| {
                 m.file == file.id
-                    || imported.is_some_and(|set| set.contains(&m.file))
+                    || imported.is_some_and(|set| set.binary_search(&m.file).is_ok())
                     || m.dir == hash
                         && self
                             .ix
@@ -1962,4 +1996,123 @@ fn dotted<R>(a: &str, b: &str, f: impl FnOnce(&str) -> R) -> R {
         }
         Err(_) => f(&format!("{a}.{b}")),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::{FileCtx, Imp, LangRules, Ref, Resolution, Symbol};
+    use sextant_model::{NodeKind, RefKind};
+
+    fn rules() -> LangRules {
+        LangRules {
+            id: "python".into(),
+            family: "python".into(),
+            self_names: vec!["self".into()],
+            super_names: vec![],
+            binds: Binds::None,
+            implicit_self: false,
+            module_style: "python".into(),
+            builtin_names: Default::default(),
+            builtin_members: Default::default(),
+            separate_call_names: false,
+        }
+    }
+
+    /// File `id` at `path`, its File node `id * 100`.
+    fn file(id: i64, path: &str) -> FileCtx {
+        FileCtx {
+            id,
+            node: id * 100,
+            path: path.into(),
+            module: path.trim_end_matches(".py").replace('/', "."),
+            lang: 0,
+        }
+    }
+
+    fn symbol(id: i64, file: i64, kind: NodeKind, qname: &str, parent: i64) -> Symbol {
+        Symbol {
+            id,
+            file,
+            kind,
+            name: qname.rsplit('.').next().unwrap().into(),
+            qname: qname.into(),
+            parent: Some(parent),
+            declaration: false,
+            type_text: None,
+        }
+    }
+
+    fn import(id: i64, file: i64, source: &str, name: Option<&str>) -> Imp {
+        Imp {
+            id,
+            file,
+            src: file * 100,
+            source: source.into(),
+            name: name.map(Into::into),
+            alias: None,
+            wildcard: false,
+        }
+    }
+
+    /// `x.save()` with an untyped receiver, in the function `src` of `file`.
+    fn save_call(id: i64, file: i64, src: i64) -> Ref {
+        Ref {
+            id,
+            file,
+            src,
+            kind: RefKind::Call,
+            name: "save".into(),
+            receiver: Some("x".into()),
+            implementor: None,
+        }
+    }
+
+    #[test]
+    fn an_untyped_receivers_member_is_seen_through_imports_two_steps_away() {
+        // `pkg/a.py` defines `Store.save`; `pkg/b.py` imports `Store`; `app/c.py` imports
+        // `pkg.b`, so `Store`'s file is two steps away from it. `web/d.py` imports nothing.
+        let files = vec![
+            file(5, "pkg/a.py"),
+            file(2, "pkg/b.py"),
+            file(3, "app/c.py"),
+            file(4, "web/d.py"),
+        ];
+        let symbols = vec![
+            symbol(501, 5, NodeKind::Class, "pkg.a.Store", 500),
+            symbol(502, 5, NodeKind::Method, "pkg.a.Store.save", 501),
+            symbol(301, 3, NodeKind::Function, "app.c.f", 300),
+            symbol(401, 4, NodeKind::Function, "web.d.g", 400),
+        ];
+        let imports = vec![
+            import(1, 2, "pkg.a", Some("Store")),
+            import(2, 3, "pkg.b", None),
+        ];
+        let mut resolver = Resolver::new(files, symbols, vec![rules()]);
+        let edges = resolver.resolve_imports(&imports);
+        // Only the last of the passes makes edges: one per import.
+        let mut dsts: Vec<(i64, i64)> = edges.iter().map(|e| (e.src, e.dst)).collect();
+        dsts.sort_unstable();
+        assert_eq!(dsts, vec![(200, 501), (300, 200)]);
+        assert_eq!(
+            resolver.imported_files.get(&2).map(|s| &s[..]),
+            Some(&[5][..])
+        );
+        assert_eq!(
+            resolver.imported_files.get(&3).map(|s| &s[..]),
+            Some(&[2, 5][..])
+        );
+
+        match resolver.resolve(&save_call(7, 3, 301)) {
+            Resolution::Edges(edges) => {
+                assert_eq!(edges.iter().map(|e| e.dst).collect::<Vec<_>>(), vec![502]);
+                assert_eq!(edges[0].rule, "unique_member");
+            }
+            other => panic!("not resolved: {other:?}"),
+        }
+        match resolver.resolve(&save_call(8, 4, 401)) {
+            Resolution::Unresolved(u) => assert_eq!(u.reason, "unknown_receiver"),
+            other => panic!("a file that imports nothing saw `save`: {other:?}"),
+        }
+    }
 }
