@@ -748,6 +748,15 @@ mod tests {
         format!("{} {} {} {}", u.file_id, u.ref_id, u.reason, u.candidates)
     }
 
+    /// The rows of `file` taken from `head`, printed.
+    fn taken(head: &mut HeadRows, file: i64) -> (Vec<String>, Vec<String>) {
+        let (edges, rows) = head.take(file).unwrap();
+        (
+            edges.iter().map(key).collect(),
+            rows.iter().map(ukey).collect(),
+        )
+    }
+
     #[test]
     fn head_rows_come_back_by_file_in_the_order_written() {
         let edges = vec![
@@ -763,22 +772,17 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut head = HeadRows::write(dir.path(), edges.clone(), rows.clone()).unwrap();
         assert_eq!(head.files(), vec![1, 2]);
-
-        let (e1, u1) = head.take(1).unwrap();
         assert_eq!(
-            e1.iter().map(key).collect::<Vec<_>>(),
-            [&edges[0], &edges[2], &edges[3]].map(key).to_vec()
-        );
-        assert_eq!(
-            u1.iter().map(ukey).collect::<Vec<_>>(),
-            vec![ukey(&rows[1])]
+            taken(&mut head, 1),
+            (
+                [&edges[0], &edges[2], &edges[3]].map(key).to_vec(),
+                vec![ukey(&rows[1])]
+            )
         );
         assert!(head.take(1).is_none(), "taken once");
-        let (e2, u2) = head.take(2).unwrap();
-        assert_eq!(e2.iter().map(key).collect::<Vec<_>>(), vec![key(&edges[1])]);
         assert_eq!(
-            u2.iter().map(ukey).collect::<Vec<_>>(),
-            vec![ukey(&rows[0])]
+            taken(&mut head, 2),
+            (vec![key(&edges[1])], vec![ukey(&rows[0])])
         );
         assert!(head.files().is_empty());
         assert!(head.error.is_none());
@@ -809,20 +813,16 @@ mod tests {
         w.edge(&edges[3]).unwrap();
         let mut head = w.finish().unwrap();
         assert_eq!(head.files(), vec![1, 2]);
-        let (e1, u1) = head.take(1).unwrap();
         assert_eq!(
-            e1.iter().map(key).collect::<Vec<_>>(),
-            [&edges[0], &edges[2], &edges[3]].map(key).to_vec()
+            taken(&mut head, 1),
+            (
+                [&edges[0], &edges[2], &edges[3]].map(key).to_vec(),
+                vec![ukey(&rows[0])]
+            )
         );
         assert_eq!(
-            u1.iter().map(ukey).collect::<Vec<_>>(),
-            vec![ukey(&rows[0])]
-        );
-        let (e2, u2) = head.take(2).unwrap();
-        assert_eq!(e2.iter().map(key).collect::<Vec<_>>(), vec![key(&edges[1])]);
-        assert_eq!(
-            u2.iter().map(ukey).collect::<Vec<_>>(),
-            vec![ukey(&rows[1])]
+            taken(&mut head, 2),
+            (vec![key(&edges[1])], vec![ukey(&rows[1])])
         );
         assert!(head.error.is_none());
     }

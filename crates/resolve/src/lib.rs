@@ -18,6 +18,8 @@ mod pages;
 mod patch;
 mod resolver;
 mod symbols;
+#[cfg(test)]
+mod testing;
 pub mod trace;
 mod typing;
 

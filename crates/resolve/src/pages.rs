@@ -252,7 +252,8 @@ mod tests {
     use sextant_model::{NodeKind, RefKind};
 
     use super::*;
-    use crate::input::{Bind, Binds, FileCtx, Imp, LangRules, Ref, Resolution, Symbol};
+    use crate::input::{Bind, FileCtx, Imp, LangRules, Ref, Resolution, Symbol};
+    use crate::testing::{def as symbol, import, py_file as file};
     use crate::{PatchError, Resolver};
     use rustc_hash::FxHashMap;
 
@@ -281,18 +282,7 @@ mod tests {
 
     /// The files, definitions and rules of [`resolver`].
     fn parts() -> (Vec<FileCtx>, Vec<Symbol>, Vec<LangRules>) {
-        let rules = LangRules {
-            id: "python".into(),
-            family: "python".into(),
-            self_names: vec!["self".into()],
-            super_names: vec![],
-            binds: Binds::None,
-            implicit_self: false,
-            module_style: "python".into(),
-            builtin_names: Default::default(),
-            builtin_members: Default::default(),
-            separate_call_names: false,
-        };
+        let rules = crate::testing::python_rules();
         let symbol = |id, kind, qname: &str, parent| symbol(id, 1, kind, qname, parent);
         let symbols = vec![
             symbol(101, NodeKind::Class, "a.Store", 100),
@@ -302,30 +292,6 @@ mod tests {
             symbol(105, NodeKind::Function, "a.f", 100),
         ];
         (vec![file(1, "a.py")], symbols, vec![rules])
-    }
-
-    /// File `id` at `path`, its File node `id * 100`.
-    fn file(id: i64, path: &str) -> FileCtx {
-        FileCtx {
-            id,
-            node: id * 100,
-            path: path.into(),
-            module: path.trim_end_matches(".py").into(),
-            lang: 0,
-        }
-    }
-
-    fn symbol(id: i64, file: i64, kind: NodeKind, qname: &str, parent: i64) -> Symbol {
-        Symbol {
-            id,
-            file,
-            kind,
-            name: qname.rsplit('.').next().unwrap().into(),
-            qname: qname.into(),
-            parent: Some(parent),
-            declaration: false,
-            type_text: None,
-        }
     }
 
     /// `s = Store()` in `f`, and an attribute binding (a path: kept in the table).
@@ -477,15 +443,6 @@ mod tests {
             ],
             vec![resolver().ix.rules[0].clone()],
         );
-        let import = |id, file: i64, source: &str, name: Option<&str>| Imp {
-            id,
-            file,
-            src: file * 100,
-            source: source.into(),
-            name: name.map(Into::into),
-            alias: None,
-            wildcard: false,
-        };
         let imports = vec![import(1, 2, "a", Some("Store")), import(2, 3, "b", None)];
         let call = Ref {
             id: 5,

@@ -566,18 +566,7 @@ mod tests {
     use sextant_model::NodeKind;
 
     fn rules() -> LangRules {
-        LangRules {
-            id: "python".into(),
-            family: "python".into(),
-            self_names: vec!["self".into()],
-            super_names: vec![],
-            binds: crate::input::Binds::None,
-            implicit_self: false,
-            module_style: "python".into(),
-            builtin_names: Default::default(),
-            builtin_members: Default::default(),
-            separate_call_names: false,
-        }
+        crate::testing::python_rules()
     }
 
     fn file(id: i64, node: i64, path: &str) -> FileCtx {

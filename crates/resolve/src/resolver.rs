@@ -2001,59 +2001,9 @@ fn dotted<R>(a: &str, b: &str, f: impl FnOnce(&str) -> R) -> R {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::{FileCtx, Imp, LangRules, Ref, Resolution, Symbol};
+    use crate::input::{Ref, Resolution};
+    use crate::testing::{def as symbol, import, py_file as file, python_rules as rules};
     use sextant_model::{NodeKind, RefKind};
-
-    fn rules() -> LangRules {
-        LangRules {
-            id: "python".into(),
-            family: "python".into(),
-            self_names: vec!["self".into()],
-            super_names: vec![],
-            binds: Binds::None,
-            implicit_self: false,
-            module_style: "python".into(),
-            builtin_names: Default::default(),
-            builtin_members: Default::default(),
-            separate_call_names: false,
-        }
-    }
-
-    /// File `id` at `path`, its File node `id * 100`.
-    fn file(id: i64, path: &str) -> FileCtx {
-        FileCtx {
-            id,
-            node: id * 100,
-            path: path.into(),
-            module: path.trim_end_matches(".py").replace('/', "."),
-            lang: 0,
-        }
-    }
-
-    fn symbol(id: i64, file: i64, kind: NodeKind, qname: &str, parent: i64) -> Symbol {
-        Symbol {
-            id,
-            file,
-            kind,
-            name: qname.rsplit('.').next().unwrap().into(),
-            qname: qname.into(),
-            parent: Some(parent),
-            declaration: false,
-            type_text: None,
-        }
-    }
-
-    fn import(id: i64, file: i64, source: &str, name: Option<&str>) -> Imp {
-        Imp {
-            id,
-            file,
-            src: file * 100,
-            source: source.into(),
-            name: name.map(Into::into),
-            alias: None,
-            wildcard: false,
-        }
-    }
 
     /// `x.save()` with an untyped receiver, in the function `src` of `file`.
     fn save_call(id: i64, file: i64, src: i64) -> Ref {
