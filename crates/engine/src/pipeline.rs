@@ -1740,8 +1740,41 @@ fn prepare_resolver(
             free_behind(imports);
         }
         Imports::Disk(imports) => {
-            resolver.resolve_imports_into(&imports, &mut |e| head.edge(e, &node_file));
-            import_error = imports.error();
+            // Streamed: each file's final import table goes to a temporary file as soon as the
+            // last pass makes it, and is read back from there when needed.
+            let spill = head_dir.map(crate::spill::ImportSpill::new);
+            match spill {
+                Some(Ok(mut spill)) => {
+                    let mut table_error = None;
+                    let paged = resolver.resolve_imports_paged(
+                        &imports,
+                        &mut |e| head.edge(e, &node_file),
+                        &mut |file, bytes| {
+                            if table_error.is_none()
+                                && let Err(e) = spill.put(file, bytes)
+                            {
+                                table_error = Some(format!("import tables: {e}"));
+                            }
+                        },
+                    );
+                    if paged {
+                        match spill.finish() {
+                            Ok(source) => resolver.with_import_tables_from(source),
+                            Err(e) => {
+                                table_error.get_or_insert(format!("import tables: {e}"));
+                            }
+                        }
+                    }
+                    import_error = imports.error().or(table_error);
+                }
+                other => {
+                    if let Some(Err(e)) = other {
+                        tracing::warn!("import tables kept in memory: {e}");
+                    }
+                    resolver.resolve_imports_into(&imports, &mut |e| head.edge(e, &node_file));
+                    import_error = imports.error();
+                }
+            }
         }
     }
     step("imports");

@@ -506,4 +506,79 @@ mod tests {
                 .unwrap()
         );
     }
+
+    /// `class X(b.Store)` in c.py.
+    fn clause() -> Ref {
+        Ref {
+            id: 6,
+            kind: RefKind::Inherit,
+            ..three_files().2
+        }
+    }
+
+    #[test]
+    fn tables_handed_out_by_the_last_pass_resolve_as_tables_in_memory() {
+        let (mut in_memory, imports, call) = three_files();
+        let expected_edges = in_memory.resolve_imports(&imports);
+        let expected = targets(in_memory.resolve(&call));
+        assert_eq!(expected, vec![101]);
+        let inherited = in_memory.resolve_inheritance(&[clause()]);
+        assert_eq!(targets(inherited[0].1.clone()), vec![101]);
+
+        let (resolver, imports, call) = three_files();
+        let mut paged = resolver.with_binding_pages(Box::new(Source {
+            binds: Vec::new(),
+            loads: Arc::new(AtomicUsize::new(0)),
+        }));
+        let (mut edges, mut bytes) = (Vec::new(), FxHashMap::default());
+        let handed_out = paged.resolve_imports_paged(
+            &imports.as_slice(),
+            &mut |e| edges.push(e),
+            &mut |f, b| assert!(bytes.insert(f, b.to_vec()).is_none(), "one table per file"),
+        );
+        assert!(handed_out);
+        assert_eq!(edges, expected_edges);
+        assert!(paged.bindings.is_empty(), "no table kept");
+        assert_eq!(paged.imported_files, in_memory.imported_files);
+        assert_eq!(
+            bytes
+                .keys()
+                .copied()
+                .collect::<std::collections::BTreeSet<_>>(),
+            [2, 3].into()
+        );
+        paged.with_import_tables_from(Box::new(Tables(bytes)));
+        // Loaded on first use, without a batch: the passes after the imports run so.
+        assert_eq!(targets(paged.resolve(&call)), expected);
+        let others = |r: &Resolver| {
+            r.import_pages
+                .as_ref()
+                .unwrap()
+                .others
+                .lock()
+                .unwrap()
+                .len()
+        };
+        assert_eq!(others(&paged), 2, "c.py's table, and b.py's it reached");
+        paged.forget_pages();
+        assert_eq!(others(&paged), 0);
+        let inherited = paged.resolve_inheritance(&[clause()]);
+        assert_eq!(targets(inherited[0].1.clone()), vec![101]);
+        // Already handed out: nothing more to page out (and the source stays).
+        assert!(
+            !paged
+                .page_out_import_tables(&mut |_, _| panic!("paged out twice"))
+                .unwrap()
+        );
+        assert_eq!(targets(paged.resolve(&call)), expected);
+
+        // A resolver that can be patched keeps its tables and hands none out.
+        let (mut patchable, imports, call) = three_files();
+        let handed_out =
+            patchable.resolve_imports_paged(&imports.as_slice(), &mut |_| {}, &mut |_, _| {
+                panic!("a patchable resolver keeps its tables")
+            });
+        assert!(!handed_out);
+        assert_eq!(targets(patchable.resolve(&call)), expected);
+    }
 }

@@ -32,6 +32,9 @@ impl ImportSource for &[Imp] {
     }
 }
 
+/// Where a file's final import table goes, as bytes ([`Resolver::resolve_imports_paged`]).
+type TableOut<'a> = &'a mut dyn FnMut(i64, &[u8]);
+
 /// What a name or module path denotes.
 #[derive(Debug, Clone)]
 pub(crate) enum Target {
@@ -440,7 +443,7 @@ impl Resolver {
         &mut self,
         out: &mut dyn FnMut(i64, &[u8]) -> std::io::Result<()>,
     ) -> std::io::Result<bool> {
-        if self.patchable() {
+        if self.patchable() || self.import_pages.is_some() {
             return Ok(false);
         }
         let mut files: Vec<i64> = self.bindings.keys().copied().collect();
@@ -486,7 +489,19 @@ impl Resolver {
         if let Some(pages) = &self.pages {
             pages.forget();
         }
+        self.forget_other_tables();
         self.ix.symbols.release();
+    }
+
+    /// Forgets the import tables loaded on first use (not a batch's own).
+    fn forget_other_tables(&mut self) {
+        if let Some(pages) = &mut self.import_pages {
+            pages
+                .others
+                .get_mut()
+                .unwrap_or_else(|e| e.into_inner())
+                .clear();
+        }
     }
 
     /// Whether `scope` (a definition or File node of file `file`) binds `name`.
@@ -762,6 +777,32 @@ impl Resolver {
     /// pass makes it, a file's in the order of its imports, so that a caller can write them
     /// away instead of holding them all.
     pub fn resolve_imports_into(&mut self, imports: &dyn ImportSource, sink: &mut dyn FnMut(Edge)) {
+        self.resolve_imports_with(imports, sink, None);
+    }
+
+    /// [`Resolver::resolve_imports_into`] that also hands each file's final import table to
+    /// `tables` as bytes, as soon as the last pass has made it, instead of keeping it: a
+    /// resolver that cannot be patched then holds no import table, and the caller must give it
+    /// a source to read them back from ([`Resolver::with_import_tables_from`]) before it
+    /// resolves anything else. Returns whether the tables were handed out (a patchable
+    /// resolver keeps its own and never calls `tables`).
+    pub fn resolve_imports_paged(
+        &mut self,
+        imports: &dyn ImportSource,
+        sink: &mut dyn FnMut(Edge),
+        tables: TableOut<'_>,
+    ) -> bool {
+        let paged = !self.patchable();
+        self.resolve_imports_with(imports, sink, paged.then_some(tables));
+        paged
+    }
+
+    fn resolve_imports_with(
+        &mut self,
+        imports: &dyn ImportSource,
+        sink: &mut dyn FnMut(Edge),
+        tables: Option<TableOut<'_>>,
+    ) {
         self.tables_changed();
         if self.patchable() {
             imports.for_each_file(&mut |file_imports| {
@@ -773,9 +814,9 @@ impl Resolver {
             });
         }
         for _ in 1..IMPORT_PASSES {
-            self.resolve_imports_once(imports, None);
+            self.resolve_imports_once(imports, None, None);
         }
-        self.resolve_imports_once(imports, Some(sink));
+        self.resolve_imports_once(imports, Some(sink), tables);
         // Imported names: where the last pass looked them up (for the patcher only).
         if self.patchable() {
             imports.for_each_file(&mut |file_imports| {
@@ -849,16 +890,20 @@ impl Resolver {
 
     /// One pass over every import: the files' import tables from the previous pass's. Only the
     /// last pass (`sink` given) makes edges and the files each file's imports reach: the
-    /// earlier passes' would be thrown away.
+    /// earlier passes' would be thrown away. With `tables`, the last pass hands each file's
+    /// table out as soon as it is made and keeps none.
     fn resolve_imports_once(
         &mut self,
         imports: &dyn ImportSource,
         mut sink: Option<&mut dyn FnMut(Edge)>,
+        mut tables: Option<TableOut<'_>>,
     ) {
         self.tables_changed();
-        let last = sink.is_some();
+        let is_last = sink.is_some();
         let mut bindings: FxHashMap<i64, FileBindings> = FxHashMap::default();
-        let mut each = |imp: &Imp| {
+        // Handed-out tables: the files each one reaches, kept instead of the table.
+        let mut direct: FxHashMap<i64, Vec<i64>> = FxHashMap::default();
+        let mut each = |bindings: &mut FxHashMap<i64, FileBindings>, imp: &Imp| {
             let Some(file) = self.ix.file(imp.file) else {
                 return;
             };
@@ -970,49 +1015,43 @@ impl Resolver {
                 });
             }
         };
-        imports.for_each_file(&mut |file_imports| file_imports.iter().for_each(&mut each));
-        if last {
-            self.imported_files = self.files_reached(&bindings);
+        let this = &*self;
+        imports.for_each_file(&mut |file_imports| {
+            for imp in file_imports {
+                each(&mut bindings, imp);
+            }
+            // A file's imports come together: its table is complete.
+            if let Some(out) = tables.as_mut() {
+                for (file, t) in bindings.drain() {
+                    direct.insert(file, this.direct_files(&t));
+                    out(file, &crate::pages::encode_tables(&t));
+                }
+            }
+        });
+        if !is_last {
+            self.bindings = bindings;
+            return;
         }
+        direct.extend(bindings.iter().map(|(f, t)| (*f, self.direct_files(t))));
+        self.imported_files = two_steps(&direct);
         self.bindings = bindings;
     }
 
-    /// The files each file's import tables reach, and what those files' reach (a parameter
-    /// typed with a class the imported module uses), each list sorted.
-    fn files_reached(&self, bindings: &FxHashMap<i64, FileBindings>) -> FxHashMap<i64, Box<[i64]>> {
-        let sorted = |mut v: Vec<i64>| {
-            v.sort_unstable();
-            v.dedup();
-            v
-        };
-        let direct: FxHashMap<i64, Vec<i64>> = bindings
-            .iter()
-            .map(|(file, b)| {
-                let mut set = Vec::new();
-                for t in b.names.values().chain(b.wildcards.iter()) {
-                    match t {
-                        Target::Module { files, .. } => set.extend(files.iter().copied()),
-                        Target::Symbols(syms) => {
-                            set.extend(syms.iter().map(|&s| self.ix.symbols.get(s as usize).file))
-                        }
-                        Target::External => {}
-                    }
+    /// The files a file's import table reaches directly, sorted.
+    fn direct_files(&self, b: &FileBindings) -> Vec<i64> {
+        let mut set = Vec::new();
+        for t in b.names.values().chain(b.wildcards.iter()) {
+            match t {
+                Target::Module { files, .. } => set.extend(files.iter().copied()),
+                Target::Symbols(syms) => {
+                    set.extend(syms.iter().map(|&s| self.ix.symbols.get(s as usize).file))
                 }
-                (*file, sorted(set))
-            })
-            .collect();
-        direct
-            .iter()
-            .map(|(file, first)| {
-                let mut set = first.clone();
-                for f in first {
-                    if let Some(more) = direct.get(f) {
-                        set.extend(more.iter().copied());
-                    }
-                }
-                (*file, sorted(set).into_boxed_slice())
-            })
-            .collect()
+                Target::External => {}
+            }
+        }
+        set.sort_unstable();
+        set.dedup();
+        set
     }
 
     // ---------------------------------------------------------------- members and hierarchy
@@ -1169,9 +1208,15 @@ impl Resolver {
     pub fn resolve_inheritance(&mut self, refs: &[Ref]) -> Vec<(i64, Resolution)> {
         self.tables_changed();
         let mut out = Vec::new();
+        let mut file = None;
         for r in refs {
             if !matches!(r.kind, RefKind::Inherit | RefKind::Implement) {
                 continue;
+            }
+            // Paged import tables are loaded as the clauses need them: a file's are forgotten
+            // once its clauses are resolved (they come a file at a time).
+            if file.replace(r.file) != Some(r.file) {
+                self.forget_other_tables();
             }
             let written = [&r.receiver, &r.implementor];
             let segments = written
@@ -1977,6 +2022,25 @@ pub fn push(out: &mut Output, resolution: Resolution) {
         Resolution::Edges(edges) => out.edges.extend(edges),
         Resolution::Unresolved(u) => out.unresolved.push(u),
     }
+}
+
+/// The files each file's import table reaches (`direct`, sorted) and what those files' reach
+/// (a parameter typed with a class the imported module uses), each list sorted.
+fn two_steps(direct: &FxHashMap<i64, Vec<i64>>) -> FxHashMap<i64, Box<[i64]>> {
+    direct
+        .iter()
+        .map(|(file, first)| {
+            let mut set = first.clone();
+            for f in first {
+                if let Some(more) = direct.get(f) {
+                    set.extend(more.iter().copied());
+                }
+            }
+            set.sort_unstable();
+            set.dedup();
+            (*file, set.into_boxed_slice())
+        })
+        .collect()
 }
 
 /// Calls `f` with `"{a}.{b}"` built in a buffer kept per thread: member lookups run hundreds of
