@@ -1,7 +1,9 @@
-//! A first index's definitions, in temporary files mapped into memory (`spill.rs` lays them
-//! out): their pages are the operating system's cache of a file, read in when resolution needs
-//! them and dropped again after each batch, not memory the process has to keep. On 73 MB of
-//! source they are 28 MiB of rows and strings that the resolver no longer holds.
+//! A first index's definitions and name tables, in temporary files mapped into memory
+//! (`spill.rs` lays the definitions out, the resolver the name tables): their pages are the
+//! operating system's cache of a file, read in when resolution needs them (the definitions'
+//! dropped again after each batch), not memory the process has to keep. On 73 MB of source
+//! they are 28 MiB of rows and strings and 11.6 MiB of name lists the resolver no longer
+//! holds.
 //!
 //! The only unsafe code of the engine, for the map and its advice. A map is undefined behaviour
 //! if its file changes underneath it: these files are unlinked from creation (`tempfile`), so no
@@ -9,7 +11,8 @@
 #![allow(unsafe_code)]
 
 use std::fs::File;
-use std::io;
+use std::io::{self, Write};
+use std::path::Path;
 
 use memmap2::{Mmap, UncheckedAdvice};
 
@@ -61,4 +64,43 @@ pub(crate) fn symbols(rows: File, text: File) -> io::Result<sextant_resolve::Sym
     })?;
     sextant_resolve::Symbols::mapped(Box::new(table))
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+}
+
+/// Words in a mapped temporary file.
+#[derive(Debug)]
+struct MappedWords {
+    map: Mmap,
+}
+
+impl sextant_resolve::MappedWords for MappedWords {
+    fn words(&self) -> &[u32] {
+        let bytes: &[u8] = &self.map;
+        // SAFETY: a map starts on a page boundary (aligned for u32; `words` checks it), its
+        // length was written as whole words, and any bit pattern is a valid u32. The map is
+        // read-only and its file written by no one once mapped (see the module's comment).
+        unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<u32>(), bytes.len() / 4) }
+    }
+}
+
+/// Writes `words` (in this machine's byte order) to a temporary file in `dir` and maps it.
+pub(crate) fn words(
+    dir: &Path,
+    words: Vec<u32>,
+) -> io::Result<Box<dyn sextant_resolve::MappedWords>> {
+    let mut out = io::BufWriter::with_capacity(1 << 16, tempfile::tempfile_in(dir)?);
+    for w in &words {
+        out.write_all(&w.to_ne_bytes())?;
+    }
+    drop(words);
+    let file = out.into_inner().map_err(|e| e.into_error())?;
+    // SAFETY: see the module's comment: the file is an unlinked temporary file written before
+    // and never after this point.
+    let map = unsafe { Mmap::map(&file)? };
+    if map.as_ptr().align_offset(std::mem::align_of::<u32>()) != 0 || map.len() % 4 != 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "unaligned map of words",
+        ));
+    }
+    Ok(Box::new(MappedWords { map }))
 }

@@ -30,6 +30,91 @@ pub(crate) struct NameLists {
     /// The lists of two or more positions, whole; `free` are the places of dropped ones.
     more: Vec<Vec<u32>>,
     free: Vec<u32>,
+    /// The lists laid out read-only in a caller's memory ([`NameLists::freeze`]); the fields
+    /// above are then empty.
+    frozen: Option<Frozen>,
+}
+
+/// 32-bit words in memory the caller keeps (a map of a temporary file): frozen name lists.
+pub trait MappedWords: Send + Sync + std::fmt::Debug {
+    fn words(&self) -> &[u32];
+}
+
+/// Name lists laid out as words: a header (log2 of the bucket count, entries, long lists),
+/// each bucket's first entry (one more word: the end), the entries (hash, head, long list or
+/// [`ONE`]) by bucket, each long list's first position (one more: the end), the positions.
+/// A bucket is the top bits of the spread hash, so a lookup reads one bucket's few entries.
+#[derive(Debug)]
+struct Frozen {
+    words: Box<dyn MappedWords>,
+    bits: u32,
+    entries: usize,
+    more: usize,
+    positions: usize,
+}
+
+impl Frozen {
+    /// Checks `words` (every offset in range, in order) once, so that lookups index safely.
+    fn new(words: Box<dyn MappedWords>) -> Result<Frozen, String> {
+        let w = words.words();
+        let bad = |what: &str| format!("frozen name lists: {what}");
+        let head = w.get(..3).ok_or_else(|| bad("header"))?;
+        let (bits, n_entries, n_more) = (head[0], head[1] as usize, head[2] as usize);
+        if !(1..=31).contains(&bits) {
+            return Err(bad("bucket count"));
+        }
+        let buckets = 1usize << bits;
+        let entries = 3 + buckets + 1;
+        let more = entries + 3 * n_entries;
+        let positions = more + n_more + 1;
+        if w.len() < positions {
+            return Err(bad("truncated"));
+        }
+        let in_order = |offsets: &[u32], end: usize| {
+            offsets.first() == Some(&0)
+                && offsets.windows(2).all(|p| p[0] <= p[1])
+                && offsets.last().is_some_and(|&l| l as usize <= end)
+        };
+        if !in_order(&w[3..entries], n_entries) || w[3 + buckets] as usize != n_entries {
+            return Err(bad("buckets"));
+        }
+        if !in_order(&w[more..positions], w.len() - positions)
+            || w[positions - 1] as usize != w.len() - positions
+        {
+            return Err(bad("long lists"));
+        }
+        if w[entries..more]
+            .chunks_exact(3)
+            .any(|e| e[2] != ONE && e[2] as usize >= n_more)
+        {
+            return Err(bad("entries"));
+        }
+        Ok(Frozen {
+            words,
+            bits,
+            entries,
+            more,
+            positions,
+        })
+    }
+
+    fn get(&self, h: u32, is_key: impl Fn(u32) -> bool) -> &[u32] {
+        let w = self.words.words();
+        let bucket = (spread(h) >> (64 - self.bits)) as usize;
+        let (lo, hi) = (w[3 + bucket] as usize, w[4 + bucket] as usize);
+        for e in lo..hi {
+            let at = self.entries + 3 * e;
+            if w[at] == h && is_key(w[at + 1]) {
+                let more = w[at + 2];
+                if more == ONE {
+                    return &w[at + 1..at + 2];
+                }
+                let m = self.more + more as usize;
+                return &w[self.positions + w[m] as usize..self.positions + w[m + 1] as usize];
+            }
+        }
+        &[]
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -69,6 +154,72 @@ impl NameLists {
             + self.free.capacity() * 4
     }
 
+    /// Lays the lists out read-only in memory `map` makes of their words (a map of a
+    /// temporary file), and drops them from the heap; they can no longer change. On an error of
+    /// `map` they stay as they are.
+    pub(crate) fn freeze(
+        &mut self,
+        map: &mut dyn FnMut(Vec<u32>) -> std::io::Result<Box<dyn MappedWords>>,
+    ) -> std::io::Result<()> {
+        if self.frozen.is_some() {
+            return Ok(());
+        }
+        let n = self.table.len().max(1);
+        let bits = (n.next_power_of_two().trailing_zeros()).max(1);
+        let buckets = 1usize << bits;
+        let bucket_of = |s: &Slot| (spread(s.hash) >> (64 - bits)) as usize;
+        let mut counts = vec![0u32; buckets + 1];
+        for s in self.table.iter() {
+            counts[bucket_of(s) + 1] += 1;
+        }
+        for b in 0..buckets {
+            counts[b + 1] += counts[b];
+        }
+        let long = self.table.iter().filter(|s| s.more != ONE).count();
+        let long_positions: usize = self
+            .table
+            .iter()
+            .filter(|s| s.more != ONE)
+            .map(|s| self.more[s.more as usize].len())
+            .sum();
+        let entries = 3 + buckets + 1;
+        let more_at = entries + 3 * self.table.len();
+        let positions_at = more_at + long + 1;
+        let mut w = vec![0u32; positions_at + long_positions];
+        w[0] = bits;
+        w[1] = self.table.len() as u32;
+        w[2] = long as u32;
+        w[3..entries].copy_from_slice(&counts);
+        let mut next = counts;
+        let (mut long_next, mut position_next) = (0usize, 0usize);
+        for s in self.table.iter() {
+            let b = bucket_of(s);
+            let at = entries + 3 * next[b] as usize;
+            next[b] += 1;
+            w[at] = s.hash;
+            w[at + 1] = s.head;
+            w[at + 2] = if s.more == ONE {
+                ONE
+            } else {
+                let list = &self.more[s.more as usize];
+                w[more_at + long_next] = position_next as u32;
+                w[positions_at + position_next..positions_at + position_next + list.len()]
+                    .copy_from_slice(list);
+                position_next += list.len();
+                long_next += 1;
+                (long_next - 1) as u32
+            };
+        }
+        w[more_at + long] = position_next as u32;
+        let frozen = Frozen::new(map(w)?)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+        *self = NameLists {
+            frozen: Some(frozen),
+            ..NameLists::default()
+        };
+        Ok(())
+    }
+
     fn slot_list<'a>(&'a self, slot: &'a Slot) -> &'a [u32] {
         if slot.more == ONE {
             std::slice::from_ref(&slot.head)
@@ -80,11 +231,14 @@ impl NameLists {
     /// The positions with the key (none when there is no such list).
     pub(crate) fn get(&self, hash: u64, is_key: impl Fn(u32) -> bool) -> &[u32] {
         let h = short(hash);
-        let list = self
-            .table
-            .find(spread(h), |s| s.hash == h && is_key(s.head))
-            .map(|s| self.slot_list(s))
-            .unwrap_or(&[]);
+        let list = match &self.frozen {
+            Some(frozen) => frozen.get(h, is_key),
+            None => self
+                .table
+                .find(spread(h), |s| s.hash == h && is_key(s.head))
+                .map(|s| self.slot_list(s))
+                .unwrap_or(&[]),
+        };
         crate::trace::traced!(
             if list.is_empty() { b'E' } else { b'N' },
             hash ^ (self as *const Self as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
@@ -101,6 +255,7 @@ impl NameLists {
         p: u32,
         at: impl FnOnce(&[u32]) -> usize,
     ) {
+        assert!(self.frozen.is_none(), "frozen name lists do not change");
         let h = short(hash);
         match self.table.entry(
             spread(h),
@@ -155,6 +310,7 @@ impl NameLists {
         is_key: impl Fn(u32) -> bool,
         gone: impl Fn(u32) -> bool,
     ) {
+        assert!(self.frozen.is_none(), "frozen name lists do not change");
         let h = short(hash);
         let Ok(mut e) = self
             .table
@@ -197,6 +353,7 @@ impl NameLists {
 
     /// Renumbers every position (keys do not change).
     pub(crate) fn renumber(&mut self, f: impl Fn(u32) -> u32) {
+        assert!(self.frozen.is_none(), "frozen name lists do not change");
         for slot in self.table.iter_mut() {
             if slot.more == ONE {
                 slot.head = f(slot.head);
@@ -215,7 +372,7 @@ impl NameLists {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// Keys whose hashes collide keep separate lists: a list is recognised by its entries, not
@@ -285,6 +442,91 @@ mod tests {
         lists.remove(1, is("a"), |p| p == 2);
         assert_eq!(lists.len(), 0);
         assert_eq!(lists.get(1, is("a")), &[] as &[u32]);
+    }
+
+    /// Words kept in a vector (the engine's are a map of a temporary file).
+    #[derive(Debug)]
+    pub(crate) struct HeapWords(pub(crate) Vec<u32>);
+
+    impl MappedWords for HeapWords {
+        fn words(&self) -> &[u32] {
+            &self.0
+        }
+    }
+
+    pub(crate) fn heap_words(w: Vec<u32>) -> std::io::Result<Box<dyn MappedWords>> {
+        Ok(Box::new(HeapWords(w)))
+    }
+
+    /// Frozen lists answer every lookup as the table did: lone positions and long lists, keys
+    /// whose hashes collide, absent keys, in buckets of several entries.
+    #[test]
+    fn frozen_lists_answer_as_the_table_did() {
+        let names: Vec<String> = (0..3000).map(|i| format!("n{}", i % 1100)).collect();
+        let hash = |name: &str| key_hash(None, name) % 700; // many shared hashes
+        let mut lists = NameLists::default();
+        for (p, name) in names.iter().enumerate() {
+            lists.push(hash(name), |q| names[q as usize] == *name, p as u32);
+        }
+        let probe = |lists: &NameLists| -> Vec<Vec<u32>> {
+            (0..1200)
+                .map(|i| format!("n{i}"))
+                .map(|name| {
+                    lists
+                        .get(hash(&name), |q| names[q as usize] == name)
+                        .to_vec()
+                })
+                .collect()
+        };
+        let before = probe(&lists);
+        assert!(before.iter().any(|l| l.len() == 3) && before.iter().any(|l| l.len() == 2));
+        assert!(before[1100..].iter().all(Vec::is_empty));
+        lists.freeze(&mut heap_words).unwrap();
+        assert!(lists.frozen.is_some() && lists.table.is_empty() && lists.more.is_empty());
+        assert_eq!(lists.heap_bytes(), 0);
+        assert_eq!(probe(&lists), before);
+        // Nothing: still a valid table.
+        let mut empty = NameLists::default();
+        empty.freeze(&mut heap_words).unwrap();
+        assert_eq!(empty.get(1, |_| true), &[] as &[u32]);
+    }
+
+    #[test]
+    #[should_panic(expected = "frozen name lists do not change")]
+    fn frozen_lists_refuse_changes() {
+        let mut lists = NameLists::default();
+        lists.push(1, |_| true, 0);
+        lists.freeze(&mut heap_words).unwrap();
+        lists.push(1, |_| true, 1);
+    }
+
+    #[test]
+    fn malformed_words_are_refused() {
+        let mut lists = NameLists::default();
+        for p in 0..10u32 {
+            lists.push(u64::from(p % 4), move |q| q % 4 == p % 4, p);
+        }
+        let mut words = Vec::new();
+        lists
+            .freeze(&mut |w| {
+                words = w.clone();
+                heap_words(w)
+            })
+            .unwrap();
+        let check = |w: Vec<u32>| Frozen::new(Box::new(HeapWords(w))).map(|_| ());
+        assert!(check(words.clone()).is_ok());
+        assert!(
+            check(words[..words.len() - 1].to_vec()).is_err(),
+            "truncated"
+        );
+        assert!(check(vec![0, 0, 0]).is_err(), "no buckets");
+        let mut bad = words.clone();
+        bad[4] = 99; // a bucket past the entries
+        assert!(check(bad).is_err());
+        let mut bad = words.clone();
+        let entries = 3 + (1 << words[0]) + 1;
+        bad[entries + 2] = 7; // a long list that does not exist
+        assert!(check(bad).is_err());
     }
 
     #[test]

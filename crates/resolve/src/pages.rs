@@ -388,8 +388,23 @@ mod tests {
         assert_eq!(targets(r.resolve(&call())), in_memory);
         r.forget_pages();
         assert_eq!(targets(r.resolve(&call())), in_memory);
+        // Its name tables can be laid out read-only too; a patchable resolver's cannot.
+        assert!(
+            r.freeze_name_lists(&mut crate::lists::tests::heap_words)
+                .unwrap()
+        );
+        assert_eq!(
+            r.table_bytes().iter().find(|p| p.0 == "by_norm").unwrap().1,
+            0
+        );
+        assert_eq!(targets(r.resolve(&call())), in_memory);
         let replaced = r.replace_file(1, file(2, "a.py"), Vec::new(), Vec::new());
         assert_eq!(replaced.err(), Some(PatchError::Paged));
+        assert!(
+            !resolver()
+                .freeze_name_lists(&mut |_| panic!("a patchable resolver keeps its tables"))
+                .unwrap()
+        );
     }
 
     #[test]

@@ -482,6 +482,31 @@ impl Resolver {
         self.bindings = tables;
     }
 
+    /// Lays the name tables (names, normalised names, children, top-level names by directory)
+    /// out read-only in memory `map` makes of their words, one table at a time, and drops them
+    /// from the heap. Only a resolver that cannot be patched does so (its tables never change);
+    /// any other keeps them and `map` is not called. On an error of `map` the tables not yet
+    /// laid out stay as they are.
+    pub fn freeze_name_lists(
+        &mut self,
+        map: &mut dyn FnMut(Vec<u32>) -> std::io::Result<Box<dyn crate::lists::MappedWords>>,
+    ) -> std::io::Result<bool> {
+        if self.patchable() {
+            return Ok(false);
+        }
+        self.tables_changed();
+        let ix = &mut self.ix;
+        for lists in [
+            &mut ix.by_name,
+            &mut ix.by_norm,
+            &mut ix.children,
+            &mut ix.by_dir,
+        ] {
+            lists.freeze(map)?;
+        }
+        Ok(true)
+    }
+
     /// Forgets the binding pages loaded so far and gives back the memory of the pages of mapped
     /// definitions read so far ([`Symbols::mapped`]); a no-op without either. Call between
     /// batches.
