@@ -16,19 +16,31 @@ use std::path::Path;
 
 use memmap2::{Mmap, UncheckedAdvice};
 
+/// Rows and their text, each a map of a file: the definitions, the normalised names.
 #[derive(Debug)]
-struct MappedSymbols {
+struct MappedRows {
     rows: Mmap,
     text: Mmap,
 }
 
-impl MappedSymbols {
+impl MappedRows {
+    /// Maps `rows` and `text`, the text checked to be UTF-8.
+    fn new(rows: File, text: File) -> io::Result<MappedRows> {
+        // SAFETY: see the module's comment: the files are unlinked temporary files written
+        // before and never after this point.
+        let (rows, text) = unsafe { (Mmap::map(&rows)?, Mmap::map(&text)?) };
+        let table = MappedRows { rows, text };
+        std::str::from_utf8(table.text_bytes())
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("mapped text: {e}")))?;
+        Ok(table)
+    }
+
     fn text_bytes(&self) -> &[u8] {
         &self.text
     }
 }
 
-impl sextant_resolve::MappedTable for MappedSymbols {
+impl sextant_resolve::MappedTable for MappedRows {
     fn rows(&self) -> &[u8] {
         &self.rows
     }
@@ -44,7 +56,7 @@ impl sextant_resolve::MappedTable for MappedSymbols {
             // SAFETY: `&mut self`: nothing borrows the map. The map is a shared mapping of an
             // unchanged file, so the pages read again after the advice hold the same bytes.
             if let Err(e) = unsafe { map.unchecked_advise(UncheckedAdvice::DontNeed) } {
-                tracing::debug!("madvise(DONTNEED) of mapped definitions: {e}");
+                tracing::debug!("madvise(DONTNEED) of mapped rows: {e}");
             }
         }
     }
@@ -52,18 +64,24 @@ impl sextant_resolve::MappedTable for MappedSymbols {
 
 /// Maps the definitions laid out in `rows` and `text` (`spill::SymbolSpill::finish`).
 pub(crate) fn symbols(rows: File, text: File) -> io::Result<sextant_resolve::Symbols> {
-    // SAFETY: see the module's comment: the files are unlinked temporary files written before
-    // and never after this point.
-    let (rows, text) = unsafe { (Mmap::map(&rows)?, Mmap::map(&text)?) };
-    let table = MappedSymbols { rows, text };
-    std::str::from_utf8(table.text_bytes()).map_err(|e| {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("mapped definitions: {e}"),
-        )
-    })?;
-    sextant_resolve::Symbols::mapped(Box::new(table))
+    sextant_resolve::Symbols::mapped(Box::new(MappedRows::new(rows, text)?))
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+}
+
+/// Writes `rows` and `text` to temporary files in `dir` and maps them.
+pub(crate) fn table(
+    dir: &Path,
+    rows: Vec<u8>,
+    text: String,
+) -> io::Result<Box<dyn sextant_resolve::MappedTable>> {
+    let written = |bytes: &[u8]| -> io::Result<File> {
+        let mut file = tempfile::tempfile_in(dir)?;
+        file.write_all(bytes)?;
+        Ok(file)
+    };
+    let (rows_file, text_file) = (written(&rows)?, written(text.as_bytes())?);
+    drop((rows, text));
+    Ok(Box::new(MappedRows::new(rows_file, text_file)?))
 }
 
 /// Words in a mapped temporary file.

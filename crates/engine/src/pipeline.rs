@@ -1730,10 +1730,15 @@ fn prepare_resolver(
     // Building the tables read every mapped definition: their pages go back to the system.
     resolver.forget_pages();
     // A resolver that is never patched reads its name tables from a map, not the heap.
-    if let Some(dir) = head_dir
-        && let Err(e) = resolver.freeze_name_lists(&mut |w| crate::mapped::words(dir, w))
-    {
-        tracing::warn!("name tables kept in memory ({}: {e})", dir.display());
+    if let Some(dir) = head_dir {
+        if let Err(e) = resolver.freeze_name_lists(&mut |w| crate::mapped::words(dir, w)) {
+            tracing::warn!("name tables kept in memory ({}: {e})", dir.display());
+        }
+        if let Err(e) =
+            resolver.freeze_norms(&mut |rows, text| crate::mapped::table(dir, rows, text))
+        {
+            tracing::warn!("normalised names kept in memory ({}: {e})", dir.display());
+        }
     }
     step("tables");
     resolve::trace::mark(1);

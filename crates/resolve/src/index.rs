@@ -5,13 +5,13 @@ use rustc_hash::FxHashMap;
 use crate::input::{FileCtx, LangRules, Symbol};
 use crate::lists::{NameLists, key_hash};
 use crate::modules::{dir_of, normalize, strip_extension};
-use crate::symbols::{SymRef, Symbols};
+use crate::symbols::{MappedTable, SymRef, Symbols};
 
 pub(crate) struct Index {
     pub symbols: Symbols,
     /// Normalised qualified name per symbol where it differs from the qualified name (a
     /// Python, Java or TypeScript name is already normalised): see [`Index::norm`].
-    pub norms: Vec<Option<Box<str>>>,
+    pub norms: Norms,
     pub by_id: ById,
     /// Name → symbols ([`named`]).
     pub by_name: NameLists,
@@ -187,12 +187,12 @@ impl Index {
         let mut children = NameLists::default();
         drop(dirs);
         let mut by_dir = NameLists::default();
-        let mut norms: Vec<Option<Box<str>>> = Vec::with_capacity(symbols.len());
+        let mut norms = Norms::Heap(Vec::with_capacity(symbols.len()));
         let mut family = Vec::with_capacity(symbols.len());
         for (i, s) in symbols.iter().enumerate() {
             let i = i as u32;
             if is_spare(&s) {
-                norms.push(None);
+                norms.heap_mut().push(None);
                 family.push(u16::MAX);
                 continue;
             }
@@ -214,7 +214,7 @@ impl Index {
             let n = normalized(s.qname);
             let key = n.as_deref().unwrap_or(s.qname);
             by_norm.push(key_hash(None, key), normed(&symbols, &norms, key), i);
-            norms.push(n);
+            norms.heap_mut().push(n);
             if let Some(p) = s.parent {
                 children.push(
                     key_hash(Some(p), s.name),
@@ -332,19 +332,97 @@ pub(crate) fn normalized(qname: &str) -> Option<Box<str>> {
 }
 
 /// The normalised qualified name of the symbol at position `i` ([`Index::norms`]).
-pub(crate) fn norm_at<'a>(
-    symbols: &'a Symbols,
-    norms: &'a [Option<Box<str>>],
-    i: usize,
-) -> &'a str {
-    norms[i].as_deref().unwrap_or_else(|| symbols.get(i).qname)
+pub(crate) fn norm_at<'a>(symbols: &'a Symbols, norms: &'a Norms, i: usize) -> &'a str {
+    norms.get(i).unwrap_or_else(|| symbols.get(i).qname)
+}
+
+/// The normalised qualified names that differ from the qualified names, by position.
+pub(crate) enum Norms {
+    Heap(Vec<Option<Box<str>>>),
+    /// Laid out read-only ([`Norms::freeze`]): per position 8 bytes in the rows, the start
+    /// and length of its name in the text (length [`NO_NORM`]: none).
+    Frozen(Box<dyn MappedTable>),
+}
+
+/// The length of a position without a normalised name of its own ([`Norms::Frozen`]).
+const NO_NORM: u32 = u32::MAX;
+
+impl Norms {
+    pub(crate) fn get(&self, i: usize) -> Option<&str> {
+        match self {
+            Norms::Heap(v) => v[i].as_deref(),
+            Norms::Frozen(t) => {
+                let row = t.rows().get(8 * i..8 * i + 8)?;
+                let word = |at: usize| {
+                    u32::from_le_bytes([row[at], row[at + 1], row[at + 2], row[at + 3]])
+                };
+                let (start, len) = (word(0) as usize, word(4));
+                if len == NO_NORM {
+                    return None;
+                }
+                t.text().get(start..start + len as usize)
+            }
+        }
+    }
+
+    /// The names on the heap, to change (only a table that was never frozen changes).
+    pub(crate) fn heap_mut(&mut self) -> &mut Vec<Option<Box<str>>> {
+        match self {
+            Norms::Heap(v) => v,
+            Norms::Frozen(_) => panic!("frozen normalised names do not change"),
+        }
+    }
+
+    pub(crate) fn heap_bytes(&self) -> usize {
+        match self {
+            Norms::Heap(v) => {
+                v.capacity() * std::mem::size_of::<Option<Box<str>>>()
+                    + v.iter().flatten().map(|b| b.len()).sum::<usize>()
+            }
+            Norms::Frozen(_) => 0,
+        }
+    }
+
+    /// Lays the names out read-only in memory `map` makes of their rows and text (a map of
+    /// temporary files) and drops them from the heap. On an error of `map`, or a table that
+    /// does not give back what was laid out, they stay as they are.
+    pub(crate) fn freeze(
+        &mut self,
+        map: &mut dyn FnMut(Vec<u8>, String) -> std::io::Result<Box<dyn MappedTable>>,
+    ) -> std::io::Result<()> {
+        let Norms::Heap(v) = self else {
+            return Ok(());
+        };
+        let mut rows = Vec::with_capacity(8 * v.len());
+        let mut text = String::new();
+        for n in v.iter() {
+            let (start, len) = match n {
+                Some(n) => {
+                    text.push_str(n);
+                    ((text.len() - n.len()) as u32, n.len() as u32)
+                }
+                None => (0, NO_NORM),
+            };
+            rows.extend_from_slice(&start.to_le_bytes());
+            rows.extend_from_slice(&len.to_le_bytes());
+        }
+        let frozen = Norms::Frozen(map(rows, text)?);
+        if (0..v.len()).any(|i| frozen.get(i) != v[i].as_deref()) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "frozen normalised names differ",
+            ));
+        }
+        *self = frozen;
+        Ok(())
+    }
 }
 
 /// Whether the symbol at a position has the normalised qualified name `key` (the key of
 /// [`Index::by_norm`]).
 pub(crate) fn normed<'a>(
     symbols: &'a Symbols,
-    norms: &'a [Option<Box<str>>],
+    norms: &'a Norms,
     key: &'a str,
 ) -> impl Fn(u32) -> bool + 'a {
     move |p| norm_at(symbols, norms, p as usize) == key
@@ -404,6 +482,30 @@ mod tests {
             module: format!("m{id}"),
             lang: 0,
         }
+    }
+
+    #[test]
+    fn frozen_normalised_names_answer_as_the_heap_did_and_a_wrong_copy_is_refused() {
+        let names = vec![
+            Some("a.b".into()),
+            None,
+            Some("é.ü".into()),
+            None,
+            Some("".into()),
+        ];
+        let mut norms = Norms::Heap(names.clone());
+        norms.freeze(&mut crate::symbols::held).unwrap();
+        assert!(matches!(norms, Norms::Frozen(_)));
+        assert_eq!(norms.heap_bytes(), 0);
+        for (i, n) in names.iter().enumerate() {
+            assert_eq!(norms.get(i), n.as_deref());
+        }
+        // A map that does not give back what was laid out leaves the names on the heap.
+        let mut norms = Norms::Heap(names.clone());
+        let wrong = norms.freeze(&mut |rows, _| crate::symbols::held(rows, "x.y".into()));
+        assert!(wrong.is_err());
+        assert!(matches!(norms, Norms::Heap(_)));
+        assert_eq!(norms.get(2), Some("é.ü"));
     }
 
     #[test]

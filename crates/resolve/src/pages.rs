@@ -388,16 +388,22 @@ mod tests {
         assert_eq!(targets(r.resolve(&call())), in_memory);
         r.forget_pages();
         assert_eq!(targets(r.resolve(&call())), in_memory);
-        // Its name tables can be laid out read-only too; a patchable resolver's cannot.
+        // Its name tables and normalised names can be laid out read-only too; a patchable
+        // resolver's cannot.
         assert!(
             r.freeze_name_lists(&mut crate::lists::tests::heap_words)
                 .unwrap()
         );
-        assert_eq!(
-            r.table_bytes().iter().find(|p| p.0 == "by_norm").unwrap().1,
-            0
-        );
+        assert!(r.freeze_norms(&mut crate::symbols::held).unwrap());
+        let heap =
+            |r: &Resolver, part: &str| r.table_bytes().iter().find(|p| p.0 == part).unwrap().1;
+        assert_eq!((heap(&r, "by_norm"), heap(&r, "norms")), (0, 0));
         assert_eq!(targets(r.resolve(&call())), in_memory);
+        assert!(
+            !resolver()
+                .freeze_norms(&mut |_, _| panic!("a patchable resolver keeps its names"))
+                .unwrap()
+        );
         let replaced = r.replace_file(1, file(2, "a.py"), Vec::new(), Vec::new());
         assert_eq!(replaced.err(), Some(PatchError::Paged));
         assert!(

@@ -337,7 +337,7 @@ impl Resolver {
             .map(|s| normalized(&s.qname))
             .chain(std::iter::repeat_n(None, pad))
             .collect();
-        self.ix.norms.splice(first..region_end, norms);
+        self.ix.norms.heap_mut().splice(first..region_end, norms);
         self.ix.family.splice(
             first..region_end,
             std::iter::repeat_n(family, n_new).chain(std::iter::repeat_n(u16::MAX, pad)),

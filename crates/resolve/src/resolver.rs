@@ -8,7 +8,7 @@ use crate::index::Index;
 use crate::input::{Binds, Edge, FileCtx, Imp, LangRules, Output, Ref, Resolution, Unresolved};
 use crate::lists::{NameLists, key_hash};
 use crate::modules::{dir_of, join_relative, normalize, strip_extension};
-use crate::symbols::Symbols;
+use crate::symbols::{MappedTable, Symbols};
 
 /// At most this many candidates are kept as `ambiguous` edges; more is `too_many_candidates`.
 pub const MAX_CANDIDATES: usize = 8;
@@ -354,7 +354,6 @@ impl Resolver {
         use crate::lists::table_bytes;
         use std::mem::size_of;
         let ix = &self.ix;
-        let boxed: usize = ix.norms.iter().flatten().map(|b| b.len()).sum();
         let import_entries: usize = self
             .bindings
             .values()
@@ -378,10 +377,7 @@ impl Resolver {
             .sum();
         vec![
             ("symbols", ix.symbols.heap_bytes()),
-            (
-                "norms",
-                ix.norms.capacity() * size_of::<Option<Box<str>>>() + boxed,
-            ),
+            ("norms", ix.norms.heap_bytes()),
             ("by_id", ix.by_id.heap_bytes()),
             ("by_name", ix.by_name.heap_bytes()),
             ("by_norm", ix.by_norm.heap_bytes()),
@@ -504,6 +500,21 @@ impl Resolver {
         ] {
             lists.freeze(map)?;
         }
+        Ok(true)
+    }
+
+    /// Lays the normalised names out read-only in memory `map` makes of their rows and text,
+    /// as [`Resolver::freeze_name_lists`] does the name tables (and, as there, only in a
+    /// resolver that cannot be patched).
+    pub fn freeze_norms(
+        &mut self,
+        map: &mut dyn FnMut(Vec<u8>, String) -> std::io::Result<Box<dyn MappedTable>>,
+    ) -> std::io::Result<bool> {
+        if self.patchable() {
+            return Ok(false);
+        }
+        self.tables_changed();
+        self.ix.norms.freeze(map)?;
         Ok(true)
     }
 

@@ -476,19 +476,30 @@ impl From<Vec<Symbol>> for Symbols {
     }
 }
 
+/// Rows and text held in memory, as a map would give them (for tests).
+#[cfg(test)]
+#[derive(Debug)]
+pub(crate) struct Held(pub(crate) Vec<u8>, pub(crate) String);
+
+#[cfg(test)]
+impl MappedTable for Held {
+    fn rows(&self) -> &[u8] {
+        &self.0
+    }
+    fn text(&self) -> &str {
+        &self.1
+    }
+}
+
+/// [`Held`] rows and text, boxed as a caller's map would be (for tests).
+#[cfg(test)]
+pub(crate) fn held(rows: Vec<u8>, text: String) -> std::io::Result<Box<dyn MappedTable>> {
+    Ok(Box::new(Held(rows, text)))
+}
+
 /// A mapped copy of `s`, the table held in memory (for tests: one piece per definition).
 #[cfg(test)]
 pub(crate) fn mapped_copy(s: &Symbols) -> Symbols {
-    #[derive(Debug)]
-    struct Held(Vec<u8>, String);
-    impl MappedTable for Held {
-        fn rows(&self) -> &[u8] {
-            &self.0
-        }
-        fn text(&self) -> &str {
-            &self.1
-        }
-    }
     let (mut rows, mut text, mut layout) = (Vec::new(), Vec::new(), MappedLayout::default());
     for d in s.iter() {
         let mut piece = Vec::new();
