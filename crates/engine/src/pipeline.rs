@@ -1721,25 +1721,36 @@ fn prepare_resolver(
         }
     }
     resolve::trace::mark(0);
-    let mut resolver = resolve::Resolver::new(files, symbols, rules)
-        .with_bindings(bindings)
-        .with_packages(npm_packages);
+    // A resolver that is never patched (mapped definitions) reads its name tables and
+    // normalised names from maps too, each laid out as soon as it is built.
+    let resolver = match head_dir {
+        Some(dir) if symbols.is_mapped() => {
+            let kept = |what: &str, e: &std::io::Error| {
+                tracing::warn!("{what} kept in memory ({}: {e})", dir.display());
+            };
+            resolve::Resolver::frozen(
+                files,
+                symbols,
+                rules,
+                resolve::Freeze {
+                    words: &mut |w| {
+                        crate::mapped::words(dir, w).inspect_err(|e| kept("name tables", e))
+                    },
+                    rows: &mut |rows, text| {
+                        crate::mapped::table(dir, rows, text)
+                            .inspect_err(|e| kept("normalised names", e))
+                    },
+                },
+            )
+        }
+        _ => resolve::Resolver::new(files, symbols, rules),
+    };
+    let mut resolver = resolver.with_bindings(bindings).with_packages(npm_packages);
     if let Some(pages) = pages {
         resolver = resolver.with_binding_pages(pages);
     }
     // Building the tables read every mapped definition: their pages go back to the system.
     resolver.forget_pages();
-    // A resolver that is never patched reads its name tables from a map, not the heap.
-    if let Some(dir) = head_dir {
-        if let Err(e) = resolver.freeze_name_lists(&mut |w| crate::mapped::words(dir, w)) {
-            tracing::warn!("name tables kept in memory ({}: {e})", dir.display());
-        }
-        if let Err(e) =
-            resolver.freeze_norms(&mut |rows, text| crate::mapped::table(dir, rows, text))
-        {
-            tracing::warn!("normalised names kept in memory ({}: {e})", dir.display());
-        }
-    }
     step("tables");
     resolve::trace::mark(1);
     let mut head = HeadOut::new(head_dir);

@@ -5,6 +5,7 @@ use rustc_hash::FxHashMap;
 use crate::input::{FileCtx, LangRules, Symbol};
 use crate::lists::{NameLists, key_hash};
 use crate::modules::{dir_of, normalize, strip_extension};
+use crate::resolver::Freeze;
 use crate::symbols::{MappedTable, SymRef, Symbols};
 
 pub(crate) struct Index {
@@ -111,11 +112,14 @@ pub(crate) fn is_spare(s: &SymRef<'_>) -> bool {
 impl Index {
     /// Indexes `symbols` (grouped by file, files in order), with `spare_places` spare places
     /// after each file's run (a file defining nothing gets its spare places too).
+    /// With `freeze`, and definitions that are mapped (a table never patched), the name
+    /// tables and normalised names are laid out read-only through it as they are built.
     pub fn build(
         files: Vec<FileCtx>,
         symbols: Symbols,
         rules: Vec<LangRules>,
         spare_places: usize,
+        freeze: Option<Freeze<'_>>,
     ) -> Index {
         let symbols = if spare_places == 0 {
             symbols
@@ -182,11 +186,7 @@ impl Index {
         let mut by_id = FxHashMap::default();
         // A mapped table is never patched: its ids as runs (see `ById`).
         let mut runs: Option<Vec<(i64, u32, u32)>> = symbols.is_mapped().then(Vec::new);
-        let mut by_name = NameLists::default();
-        let mut by_norm = NameLists::default();
-        let mut children = NameLists::default();
         drop(dirs);
-        let mut by_dir = NameLists::default();
         let mut norms = Norms::Heap(Vec::with_capacity(symbols.len()));
         let mut family = Vec::with_capacity(symbols.len());
         for (i, s) in symbols.iter().enumerate() {
@@ -210,34 +210,60 @@ impl Index {
                     by_id.insert(s.id, i);
                 }
             }
-            by_name.push(key_hash(None, s.name), named(&symbols, s.name), i);
-            let n = normalized(s.qname);
-            let key = n.as_deref().unwrap_or(s.qname);
-            by_norm.push(key_hash(None, key), normed(&symbols, &norms, key), i);
-            norms.heap_mut().push(n);
+            norms.heap_mut().push(normalized(s.qname));
+            family.push(
+                file_index
+                    .get(&s.file)
+                    .map(|&fi| family_of_lang[files[fi].lang])
+                    .unwrap_or(u16::MAX),
+            );
+        }
+        // Each table is built (in position order) and, when a caller keeps them, frozen before
+        // the next one: only one is ever on the heap.
+        let mut freeze = freeze.filter(|_| symbols.is_mapped());
+        if let Some(f) = freeze.as_mut() {
+            // On an error the names stay on the heap (the caller's map says why).
+            let _ = norms.freeze(&mut *f.rows);
+        }
+        let mut list = |fill: &dyn Fn(&mut NameLists, u32, &SymRef<'_>)| {
+            let mut lists = NameLists::default();
+            for (i, s) in symbols.iter().enumerate() {
+                if !is_spare(&s) {
+                    fill(&mut lists, i as u32, &s);
+                }
+            }
+            if let Some(f) = freeze.as_mut() {
+                let _ = lists.freeze(&mut *f.words);
+            }
+            lists
+        };
+        let by_name =
+            list(&|lists, i, s| lists.push(key_hash(None, s.name), named(&symbols, s.name), i));
+        let by_norm = list(&|lists, i, s| {
+            let key = norms.get(i as usize).unwrap_or(s.qname);
+            lists.push(key_hash(None, key), normed(&symbols, &norms, key), i)
+        });
+        let children = list(&|lists, i, s| {
             if let Some(p) = s.parent {
-                children.push(
+                lists.push(
                     key_hash(Some(p), s.name),
                     child_named(&symbols, p, s.name),
                     i,
                 );
             }
-            let fi = file_index.get(&s.file).copied();
-            family.push(
-                fi.map(|fi| family_of_lang[files[fi].lang])
-                    .unwrap_or(u16::MAX),
-            );
-            if let Some(fi) = fi
+        });
+        let by_dir = list(&|lists, i, s| {
+            if let Some(&fi) = file_index.get(&s.file)
                 && s.parent == Some(files[fi].node)
             {
                 let dir = file_dir[fi];
-                by_dir.push(
+                lists.push(
                     key_hash(Some(i64::from(dir)), s.name),
                     in_dir(&symbols, &file_index, &file_dir, dir, s.name),
                     i,
                 );
             }
-        }
+        });
         // Deterministic whatever order the files arrived in.
         for list in paths.values_mut() {
             list.sort();
@@ -530,12 +556,13 @@ mod tests {
                 separate_call_names: false,
             }]
         };
-        let in_memory = Index::build(files(), defs.clone().into(), rules(), 0);
+        let in_memory = Index::build(files(), defs.clone().into(), rules(), 0, None);
         let mapped = Index::build(
             files(),
             crate::symbols::mapped_copy(&defs.into()),
             rules(),
             0,
+            None,
         );
         assert!(matches!(in_memory.by_id, ById::Map(_)));
         let ById::Runs(runs) = &mapped.by_id else {

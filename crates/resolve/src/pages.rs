@@ -383,34 +383,49 @@ mod tests {
     fn mapped_definitions_resolve_as_in_memory_and_refuse_patches() {
         let (files, symbols, rules) = parts();
         let in_memory = targets(resolver().with_bindings(binds()).resolve(&call()));
-        let mapped = crate::symbols::mapped_copy(&symbols.into());
-        let mut r = Resolver::new(files, mapped, rules).with_bindings(binds());
+        let mapped = crate::symbols::mapped_copy(&symbols.clone().into());
+        let mut r = Resolver::new(files.clone(), mapped, rules.clone()).with_bindings(binds());
         assert_eq!(targets(r.resolve(&call())), in_memory);
         r.forget_pages();
         assert_eq!(targets(r.resolve(&call())), in_memory);
-        // Its name tables and normalised names can be laid out read-only too; a patchable
-        // resolver's cannot.
-        assert!(
-            r.freeze_name_lists(&mut crate::lists::tests::heap_words)
-                .unwrap()
-        );
-        assert!(r.freeze_norms(&mut crate::symbols::held).unwrap());
-        let heap =
-            |r: &Resolver, part: &str| r.table_bytes().iter().find(|p| p.0 == part).unwrap().1;
-        assert_eq!((heap(&r, "by_norm"), heap(&r, "norms")), (0, 0));
-        assert_eq!(targets(r.resolve(&call())), in_memory);
-        assert!(
-            !resolver()
-                .freeze_norms(&mut |_, _| panic!("a patchable resolver keeps its names"))
-                .unwrap()
-        );
         let replaced = r.replace_file(1, file(2, "a.py"), Vec::new(), Vec::new());
         assert_eq!(replaced.err(), Some(PatchError::Paged));
-        assert!(
-            !resolver()
-                .freeze_name_lists(&mut |_| panic!("a patchable resolver keeps its tables"))
-                .unwrap()
+
+        // Its name tables and normalised names can be laid out read-only as they are built.
+        let laid_out = std::cell::Cell::new(0);
+        let freeze = |symbols: crate::symbols::Symbols| {
+            Resolver::frozen(
+                files.clone(),
+                symbols,
+                rules.clone(),
+                crate::Freeze {
+                    words: &mut |w| {
+                        laid_out.set(laid_out.get() + 1);
+                        crate::lists::tests::heap_words(w)
+                    },
+                    rows: &mut |rows, text| {
+                        laid_out.set(laid_out.get() + 1);
+                        crate::symbols::held(rows, text)
+                    },
+                },
+            )
+            .with_bindings(binds())
+        };
+        let heap =
+            |r: &Resolver, part: &str| r.table_bytes().iter().find(|p| p.0 == part).unwrap().1;
+        let frozen = freeze(crate::symbols::mapped_copy(&symbols.clone().into()));
+        assert_eq!(
+            laid_out.get(),
+            5,
+            "four name tables and the normalised names"
         );
+        assert_eq!((heap(&frozen, "by_norm"), heap(&frozen, "norms")), (0, 0));
+        assert_eq!(targets(frozen.resolve(&call())), in_memory);
+        // Definitions on the heap (a resolver that may be patched): nothing is laid out.
+        let kept = freeze(symbols.into());
+        assert_eq!(laid_out.get(), 5);
+        assert_ne!(heap(&kept, "by_norm"), 0);
+        assert_eq!(targets(kept.resolve(&call())), in_memory);
     }
 
     #[test]

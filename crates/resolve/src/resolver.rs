@@ -32,6 +32,15 @@ impl ImportSource for &[Imp] {
     }
 }
 
+/// Where a never-patched resolver's tables are laid out read-only ([`Resolver::frozen`]): the
+/// caller keeps the memory, a map of a temporary file.
+pub struct Freeze<'a> {
+    /// Makes memory of a name table's words.
+    pub words: &'a mut dyn FnMut(Vec<u32>) -> std::io::Result<Box<dyn crate::lists::MappedWords>>,
+    /// Makes memory of the normalised names' rows and text.
+    pub rows: &'a mut dyn FnMut(Vec<u8>, String) -> std::io::Result<Box<dyn MappedTable>>,
+}
+
 /// Where a file's final import table goes, as bytes ([`Resolver::resolve_imports_paged`]).
 type TableOut<'a> = &'a mut dyn FnMut(i64, &[u8]);
 
@@ -217,8 +226,26 @@ impl Resolver {
         rules: Vec<LangRules>,
         spare: usize,
     ) -> Resolver {
+        Self::of_index(Index::build(files, symbols.into(), rules, spare, None))
+    }
+
+    /// [`Resolver::new`] for mapped definitions ([`Symbols::mapped`]): its name tables and
+    /// normalised names are laid out read-only through `freeze` as they are built, one at a
+    /// time, so that at most one of them is ever on the heap. A table `freeze` fails to lay out
+    /// stays on the heap. With definitions on the heap (a resolver that may be patched),
+    /// `freeze` is not used.
+    pub fn frozen(
+        files: Vec<FileCtx>,
+        symbols: Symbols,
+        rules: Vec<LangRules>,
+        freeze: Freeze<'_>,
+    ) -> Resolver {
+        Self::of_index(Index::build(files, symbols, rules, 0, Some(freeze)))
+    }
+
+    fn of_index(ix: Index) -> Resolver {
         Resolver {
-            ix: Index::build(files, symbols.into(), rules, spare),
+            ix,
             bindings: FxHashMap::default(),
             bases: FxHashMap::default(),
             derived: FxHashMap::default(),
@@ -476,46 +503,6 @@ impl Resolver {
         }
         std::mem::take(&mut *pages.others.lock().unwrap_or_else(|e| e.into_inner()));
         self.bindings = tables;
-    }
-
-    /// Lays the name tables (names, normalised names, children, top-level names by directory)
-    /// out read-only in memory `map` makes of their words, one table at a time, and drops them
-    /// from the heap. Only a resolver that cannot be patched does so (its tables never change);
-    /// any other keeps them and `map` is not called. On an error of `map` the tables not yet
-    /// laid out stay as they are.
-    pub fn freeze_name_lists(
-        &mut self,
-        map: &mut dyn FnMut(Vec<u32>) -> std::io::Result<Box<dyn crate::lists::MappedWords>>,
-    ) -> std::io::Result<bool> {
-        if self.patchable() {
-            return Ok(false);
-        }
-        self.tables_changed();
-        let ix = &mut self.ix;
-        for lists in [
-            &mut ix.by_name,
-            &mut ix.by_norm,
-            &mut ix.children,
-            &mut ix.by_dir,
-        ] {
-            lists.freeze(map)?;
-        }
-        Ok(true)
-    }
-
-    /// Lays the normalised names out read-only in memory `map` makes of their rows and text,
-    /// as [`Resolver::freeze_name_lists`] does the name tables (and, as there, only in a
-    /// resolver that cannot be patched).
-    pub fn freeze_norms(
-        &mut self,
-        map: &mut dyn FnMut(Vec<u8>, String) -> std::io::Result<Box<dyn MappedTable>>,
-    ) -> std::io::Result<bool> {
-        if self.patchable() {
-            return Ok(false);
-        }
-        self.tables_changed();
-        self.ix.norms.freeze(map)?;
-        Ok(true)
     }
 
     /// Forgets the binding pages loaded so far and gives back the memory of the pages of mapped
