@@ -463,6 +463,11 @@ mod tests {
 
     struct Tables(FxHashMap<i64, Vec<u8>>);
 
+    /// The files whose tables were handed out.
+    fn files_of(bytes: &FxHashMap<i64, Vec<u8>>) -> std::collections::BTreeSet<i64> {
+        bytes.keys().copied().collect()
+    }
+
     impl ImportTableSource for Tables {
         fn bytes_of(&self, file: i64) -> Option<Vec<u8>> {
             self.0.get(&file).cloned()
@@ -513,13 +518,7 @@ mod tests {
             })
             .unwrap();
         assert!(out);
-        assert_eq!(
-            bytes
-                .keys()
-                .copied()
-                .collect::<std::collections::BTreeSet<_>>(),
-            [2, 3].into()
-        );
+        assert_eq!(files_of(&bytes), [2, 3].into());
         paged.with_import_tables_from(Box::new(Tables(bytes)));
         assert!(paged.bindings.is_empty());
         paged.load_import_tables(&[3]);
@@ -576,13 +575,7 @@ mod tests {
         assert_eq!(edges, expected_edges);
         assert!(paged.bindings.is_empty(), "no table kept");
         assert_eq!(paged.imported_files, in_memory.imported_files);
-        assert_eq!(
-            bytes
-                .keys()
-                .copied()
-                .collect::<std::collections::BTreeSet<_>>(),
-            [2, 3].into()
-        );
+        assert_eq!(files_of(&bytes), [2, 3].into());
         paged.with_import_tables_from(Box::new(Tables(bytes)));
         // Loaded on first use, without a batch: the passes after the imports run so.
         assert_eq!(targets(paged.resolve(&call)), expected);
