@@ -86,6 +86,13 @@ mod c_alloc {
         }
     }
 
+    /// Gives the freed memory mimalloc holds back to the system at once, on the calling
+    /// thread's heap and the arenas (`sextant_engine::set_memory_release`).
+    fn collect() {
+        // SAFETY: a plain call of mimalloc's, valid on any thread at any time.
+        unsafe { libmimalloc_sys::mi_collect(true) }
+    }
+
     pub fn install() {
         // SAFETY: one allocator family, malloc-aligned, never null (aborts instead), and called
         // before anything of tree-sitter's exists, on the only thread.
@@ -103,6 +110,7 @@ mod c_alloc {
                 usable_size,
             });
         }
+        sextant_engine::set_memory_release(collect);
     }
 }
 

@@ -822,6 +822,8 @@ pub fn index(
         seconds = started.elapsed().as_secs_f64(),
         "last file written"
     );
+    // What the read phase freed goes back before the resolver's tables are built.
+    crate::release_memory(&pool);
     if tracing::enabled!(tracing::Level::DEBUG) {
         tracing::debug!(
             parts = mib_parts(&inputs.heap_bytes()),
