@@ -44,10 +44,10 @@ pub struct IndexOptions {
     /// The shared baseline cache (default: `$SEXTANT_CACHE_DIR`): a run with no local generation
     /// of HEAD's commit pulls the cached one first, and a clean run pushes what it published.
     pub cache_dir: Option<PathBuf>,
-    /// References resolution keeps in memory as they are written (about 100 bytes each); the
-    /// others are read back from the store a batch at a time. Bounds the memory a big
-    /// repository needs; a smaller one reads nothing back.
-    pub kept_references: usize,
+    /// Whether a first index's references also go to a temporary file as they are written,
+    /// for resolution to read back a batch at a time (default); without, they are read back
+    /// from the store. Either way memory holds a few batches, not every reference.
+    pub spill_references: bool,
 }
 
 impl IndexOptions {
@@ -75,7 +75,7 @@ impl Default for IndexOptions {
             scip: None,
             cancel: None,
             cache_dir: crate::cache::cache_dir_from_env(),
-            kept_references: KEPT_REFS,
+            spill_references: true,
         }
     }
 }
@@ -472,12 +472,21 @@ pub fn index(
 
     // Resolver inputs gathered as files arrive.
     // Without a SCIP index (whose merge needs every reference's result at once), references
-    // are read back from the store for resolution instead of being kept in memory.
+    // are read back for resolution instead of being kept in memory.
     let mut inputs = ResolverInputs {
         streamed: scip_index.is_none(),
-        keep: options.kept_references,
         ..ResolverInputs::default()
     };
+    if inputs.streamed && options.spill_references {
+        inputs.ref_pieces = crate::spill::RefPieces::new(&data.dir)
+            .inspect_err(|e| {
+                tracing::warn!(
+                    "references read back from the store ({}: {e})",
+                    data.dir.display()
+                );
+            })
+            .ok();
+    }
     if inputs.streamed {
         inputs.spill = crate::spill::BindingSpill::new(&data.dir)
             .inspect_err(|e| {
@@ -905,7 +914,12 @@ pub fn index(
 
     let streamed = inputs.streamed;
     let mut ref_ranges = std::mem::take(&mut inputs.ref_ranges);
-    let mut kept = std::mem::take(&mut inputs.kept);
+    // A spill that cannot be finished leaves every reference to be read back from the store.
+    let spilled_refs = inputs.ref_pieces.take().and_then(|p| {
+        p.finish()
+            .inspect_err(|e| tracing::warn!("references read back from the store: {e}"))
+            .ok()
+    });
     let ResolverInputs {
         files: mut r_files,
         symbols: mut r_symbols,
@@ -1146,8 +1160,18 @@ pub fn index(
                 if next < batches.len() {
                     let mut refs: Vec<resolve::Ref> = Vec::new();
                     for range in batch_ranges(next) {
-                        match kept.remove(&range.file_id) {
-                            Some(in_memory) => refs.extend(in_memory),
+                        // A file reused from an earlier generation has its references only in
+                        // the store.
+                        let spilled = spilled_refs.as_ref().and_then(|s| {
+                            s.refs_of(range.file_id)
+                                .inspect_err(|e| {
+                                    tracing::warn!("references read back from the store: {e}")
+                                })
+                                .ok()
+                                .flatten()
+                        });
+                        match spilled {
+                            Some(spilled) => refs.extend(spilled),
                             None => refs
                                 .extend(builder.read_refs(&[range])?.into_iter().map(resolve_ref)),
                         }
@@ -2418,11 +2442,9 @@ pub(crate) struct ResolverInputs {
     /// the others) and `ref_ranges` where each file's references are.
     pub(crate) streamed: bool,
     pub(crate) ref_ranges: Vec<sextant_store::RefRange>,
-    /// When streamed, the references of the first files written, up to `keep` in all:
-    /// resolution takes them from here instead of reading them back.
-    pub(crate) kept: FxHashMap<i64, Vec<resolve::Ref>>,
-    pub(crate) kept_refs: usize,
-    pub(crate) keep: usize,
+    /// When streamed, every file's references also go to a temporary file, for resolution to
+    /// read back from there instead of from the store (`spill.rs`).
+    pub(crate) ref_pieces: Option<crate::spill::RefPieces>,
     /// When streamed, the plain names' bindings go to pages on disk (`spill.rs`); `bindings`
     /// holds the others.
     pub(crate) spill: Option<crate::spill::BindingSpill>,
@@ -2477,13 +2499,8 @@ impl ResolverInputs {
                 self.ref_ranges.capacity() * size_of::<sextant_store::RefRange>(),
             ),
             (
-                "kept",
-                crate::spill::table_bytes::<(i64, Vec<resolve::Ref>)>(self.kept.capacity())
-                    + self
-                        .kept
-                        .values()
-                        .map(|v| v.capacity() * size_of::<resolve::Ref>() + refs(v))
-                        .sum::<usize>(),
+                "reference_pieces_index",
+                self.ref_pieces.as_ref().map_or(0, |s| s.heap_bytes()),
             ),
             (
                 "binding_pages_index",
@@ -2500,11 +2517,6 @@ impl ResolverInputs {
         ]
     }
 }
-
-/// References a streamed resolution keeps in memory by default ([`IndexOptions::kept_references`]):
-/// ~13 MiB; a repository with fewer never reads any back (effect: 5 % less wall time than
-/// reading them all back), a bigger one reads back the rest.
-const KEPT_REFS: usize = 1 << 17;
 
 /// Turns one extracted file into rows (allocating ids), moving its facts; the file's resolver
 /// context goes to `inputs` now, the rest follows from the rows once they are written
@@ -2761,23 +2773,21 @@ pub(crate) fn absorb_rows(batch: &mut Vec<FileBatch>, inputs: &mut ResolverInput
             receiver: r.receiver,
             implementor: r.implementor,
         };
-        let is_clause = |r: &resolve::Ref| matches!(r.kind, RefKind::Inherit | RefKind::Implement);
         if !inputs.streamed {
             inputs.refs.extend(refs.into_iter().map(to_ref));
-        } else if let Some(first) = refs.first()
-            && inputs.kept_refs + refs.len() <= inputs.keep
-        {
-            let file = first.file_id;
-            inputs.kept_refs += refs.len();
-            let kept: Vec<resolve::Ref> = refs.into_iter().map(to_ref).collect();
-            inputs
-                .refs
-                .extend(kept.iter().filter(|r| is_clause(r)).cloned());
-            inputs.kept.insert(file, kept);
         } else {
-            inputs
-                .refs
-                .extend(refs.into_iter().map(to_ref).filter(|r| is_clause(r)));
+            if let Some(pieces) = inputs.ref_pieces.as_mut()
+                && let Err(e) = pieces.add(&refs)
+            {
+                // The pieces written so far may be incomplete: all are read from the store.
+                tracing::warn!("references read back from the store: {e}");
+                inputs.ref_pieces = None;
+            }
+            inputs.refs.extend(
+                refs.into_iter()
+                    .filter(|r| matches!(r.kind, RefKind::Inherit | RefKind::Implement))
+                    .map(to_ref),
+            );
         }
         let imports = imports.into_iter().map(|i| resolve::Imp {
             id: i.id,

@@ -275,19 +275,6 @@ impl SpilledImports {
 
 /// A file's imports from their bytes ([`ImportPieces::add`]); `None` if malformed.
 fn decode_imports(file: i64, mut b: &[u8]) -> Option<Vec<resolve::Imp>> {
-    fn take<'a>(b: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
-        let (head, rest) = b.split_at_checked(n)?;
-        *b = rest;
-        Some(head)
-    }
-    fn string(b: &mut &[u8]) -> Option<Option<String>> {
-        let len = u32::from_le_bytes(take(b, 4)?.try_into().ok()?);
-        if len == NO_STRING {
-            return Some(None);
-        }
-        let bytes = take(b, len as usize)?;
-        Some(Some(std::str::from_utf8(bytes).ok()?.to_string()))
-    }
     let mut out = Vec::new();
     while !b.is_empty() {
         let id = i64::from_le_bytes(take(&mut b, 8)?.try_into().ok()?);
@@ -326,6 +313,110 @@ impl resolve::ImportSource for SpilledImports {
             }
         }
     }
+}
+
+/// A first index's references, written by the read phase a piece per file and read back a
+/// batch of files at a time by resolution ([`SpilledRefs`]). Before, the first 131k were kept
+/// in memory (13 MiB of small strings, which also kept the read phase's pages from going back
+/// to the system: 15-20 MiB of anonymous memory on 73 MB of source) and the rest read back
+/// from the store.
+pub(crate) struct RefPieces {
+    w: PieceWriter,
+}
+
+impl RefPieces {
+    pub(crate) fn new(dir: &Path) -> std::io::Result<RefPieces> {
+        Ok(RefPieces {
+            w: PieceWriter::new(dir)?,
+        })
+    }
+
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.w.heap_bytes()
+    }
+
+    /// Files `refs`, all of one file, in id order.
+    pub(crate) fn add(&mut self, refs: &[sextant_store::RefRow]) -> std::io::Result<()> {
+        let Some(first) = refs.first() else {
+            return Ok(());
+        };
+        self.w.start(first.file_id)?;
+        for r in refs {
+            let out = &mut self.w.buf;
+            out.extend_from_slice(&r.id.to_le_bytes());
+            out.extend_from_slice(&r.src_id.to_le_bytes());
+            out.push(kind_code(r.kind));
+            put_str(out, Some(&r.name));
+            put_str(out, r.receiver.as_deref());
+            put_str(out, r.implementor.as_deref());
+        }
+        Ok(())
+    }
+
+    pub(crate) fn finish(self) -> std::io::Result<SpilledRefs> {
+        Ok(SpilledRefs(self.w.finish()?))
+    }
+}
+
+fn kind_code(kind: sextant_model::RefKind) -> u8 {
+    sextant_model::RefKind::ALL
+        .iter()
+        .position(|k| *k == kind)
+        .map_or(u8::MAX, |i| i as u8)
+}
+
+/// References on disk, read back a file at a time ([`RefPieces`]).
+pub(crate) struct SpilledRefs(Pieces);
+
+impl SpilledRefs {
+    /// The references of `file` in id order (`None`: it has none here).
+    pub(crate) fn refs_of(&self, file: i64) -> std::io::Result<Option<Vec<resolve::Ref>>> {
+        let Some(bytes) = self.0.bytes_of(file)? else {
+            return Ok(None);
+        };
+        decode_refs(file, &bytes).map(Some).ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("file {file}: malformed references"),
+            )
+        })
+    }
+}
+
+/// A file's references from their bytes ([`RefPieces::add`]); `None` if malformed.
+fn decode_refs(file: i64, mut b: &[u8]) -> Option<Vec<resolve::Ref>> {
+    let mut out = Vec::new();
+    while !b.is_empty() {
+        let id = i64::from_le_bytes(take(&mut b, 8)?.try_into().ok()?);
+        let src = i64::from_le_bytes(take(&mut b, 8)?.try_into().ok()?);
+        let kind = *sextant_model::RefKind::ALL.get(usize::from(take(&mut b, 1)?[0]))?;
+        out.push(resolve::Ref {
+            id,
+            file,
+            src,
+            kind,
+            name: string(&mut b)??,
+            receiver: string(&mut b)?,
+            implementor: string(&mut b)?,
+        });
+    }
+    Some(out)
+}
+
+fn take<'a>(b: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+    let (head, rest) = b.split_at_checked(n)?;
+    *b = rest;
+    Some(head)
+}
+
+/// A string written by [`put_str`]: `Some(None)` when absent, `None` when malformed.
+fn string(b: &mut &[u8]) -> Option<Option<String>> {
+    let len = u32::from_le_bytes(take(b, 4)?.try_into().ok()?);
+    if len == NO_STRING {
+        return Some(None);
+    }
+    let bytes = take(b, len as usize)?;
+    Some(Some(std::str::from_utf8(bytes).ok()?.to_string()))
 }
 
 /// Import tables as the resolver gave them (`Resolver::page_out_import_tables`), one piece per
@@ -927,5 +1018,79 @@ mod tests {
         spilled.for_each_file(&mut |imports| seen.push(imports.len()));
         assert_eq!(seen, [1]);
         assert!(spilled.error().is_some_and(|e| e.contains("file 1")));
+    }
+
+    #[test]
+    fn references_come_back_a_file_at_a_time_as_written_and_a_bad_piece_is_an_error() {
+        use sextant_model::RefKind;
+        let row = |id: i64, file: i64, kind: RefKind, recv: Option<&str>, imp: Option<&str>| {
+            sextant_store::RefRow {
+                id,
+                file_id: file,
+                src_id: file * 100 + id,
+                kind,
+                name: format!("name{id}"),
+                receiver: recv.map(Into::into),
+                implementor: imp.map(Into::into),
+                line: 1,
+                col: 2,
+                end_col: 3,
+            }
+        };
+        let want = |rows: &[sextant_store::RefRow]| -> Vec<String> {
+            rows.iter()
+                .map(|r| {
+                    format!(
+                        "{:?}",
+                        resolve::Ref {
+                            id: r.id,
+                            file: r.file_id,
+                            src: r.src_id,
+                            kind: r.kind,
+                            name: r.name.clone(),
+                            receiver: r.receiver.clone(),
+                            implementor: r.implementor.clone(),
+                        }
+                    )
+                })
+                .collect()
+        };
+        let got = |refs: Vec<resolve::Ref>| -> Vec<String> {
+            refs.iter().map(|r| format!("{r:?}")).collect()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let mut pieces = RefPieces::new(dir.path()).unwrap();
+        // Every kind, absent and empty strings, text that is not ASCII.
+        let f1: Vec<_> = RefKind::ALL
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| {
+                let recv = [None, Some(""), Some("self.é")][i % 3];
+                row(10 + i as i64, 1, k, recv, (i == 4).then_some("Impl"))
+            })
+            .collect();
+        let f2 = [row(40, 2, RefKind::Call, Some("client"), None)];
+        // File 1's in two calls, with file 2's between.
+        pieces.add(&f1[..3]).unwrap();
+        pieces.add(&f2).unwrap();
+        pieces.add(&f1[3..]).unwrap();
+        pieces.add(&[]).unwrap();
+        let spilled = pieces.finish().unwrap();
+        assert_eq!(got(spilled.refs_of(1).unwrap().unwrap()), want(&f1));
+        assert_eq!(got(spilled.refs_of(2).unwrap().unwrap()), want(&f2));
+        assert!(
+            spilled.refs_of(3).unwrap().is_none(),
+            "none written: none here"
+        );
+
+        // A piece cut short is an error for its file only.
+        let mut pieces = RefPieces::new(dir.path()).unwrap();
+        pieces.add(&f2).unwrap();
+        pieces.w.start(1).unwrap();
+        pieces.w.buf.extend_from_slice(&[1, 2, 3]);
+        let spilled = pieces.finish().unwrap();
+        assert_eq!(got(spilled.refs_of(2).unwrap().unwrap()), want(&f2));
+        let err = spilled.refs_of(1).unwrap_err();
+        assert!(err.to_string().contains("file 1"), "{err}");
     }
 }

@@ -226,11 +226,10 @@ fn write(root: &Path, rel: &str, text: &str) {
     std::fs::write(p, text).unwrap();
 }
 
-/// Options that keep no reference in memory during resolution: every one is read back from
-/// the store (a small repository's are all kept by default).
+/// Options that spill no reference for resolution: every one is read back from the store.
 fn read_back(home: &Path) -> IndexOptions {
     IndexOptions {
-        kept_references: 0,
+        spill_references: false,
         ..options(home)
     }
 }

@@ -483,10 +483,7 @@ impl Resolver {
     pub fn with_import_tables_from(&mut self, source: Box<dyn crate::pages::ImportTableSource>) {
         self.tables_changed();
         self.bindings = FxHashMap::default();
-        self.import_pages = Some(crate::pages::ImportPages {
-            source,
-            others: Default::default(),
-        });
+        self.import_pages = Some(crate::pages::ImportPages::new(source));
     }
 
     /// Loads the import tables of a batch's `files` (those of the previous batch, and the others
@@ -501,7 +498,11 @@ impl Resolver {
                 tables.insert(f, t);
             }
         }
-        std::mem::take(&mut *pages.others.lock().unwrap_or_else(|e| e.into_inner()));
+        pages
+            .others
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
         self.bindings = tables;
     }
 
@@ -914,7 +915,9 @@ impl Resolver {
     /// One pass over every import: the files' import tables from the previous pass's. Only the
     /// last pass (`sink` given) makes edges and the files each file's imports reach: the
     /// earlier passes' would be thrown away. With `tables`, the last pass hands each file's
-    /// table out as soon as it is made and keeps none.
+    /// table out as soon as it is made and keeps none. A resolver that is never patched keeps
+    /// an earlier pass's tables as bytes ([`crate::pages::HeldTables`]), which the next pass
+    /// decodes as it looks them up.
     fn resolve_imports_once(
         &mut self,
         imports: &dyn ImportSource,
@@ -1039,6 +1042,7 @@ impl Resolver {
             }
         };
         let this = &*self;
+        let mut held = (!is_last && !this.patchable()).then(crate::pages::HeldTables::default);
         imports.for_each_file(&mut |file_imports| {
             for imp in file_imports {
                 each(&mut bindings, imp);
@@ -1049,8 +1053,17 @@ impl Resolver {
                     direct.insert(file, this.direct_files(&t));
                     out(file, &crate::pages::encode_tables(&t));
                 }
+            } else if let Some(held) = held.as_mut() {
+                for (file, t) in bindings.drain() {
+                    held.put(file, &crate::pages::encode_tables(&t));
+                }
             }
         });
+        // The tables this pass read are replaced by the ones it made.
+        self.import_pages = None;
+        if let Some(held) = held {
+            self.import_pages = Some(crate::pages::ImportPages::new(Box::new(held)));
+        }
         if !is_last {
             self.bindings = bindings;
             return;
