@@ -347,7 +347,7 @@ pub fn index(
         }
         None => false,
     };
-    let (walk, stored) = std::thread::scope(|scope| {
+    let (mut walk, stored) = std::thread::scope(|scope| {
         let walking = scope.spawn(|| sextant_vfs::walk(&root, &walk_config, wanted));
         let stored = stored_state(&store, None, head_commit.as_deref());
         let walk = walking
@@ -827,6 +827,12 @@ pub fn index(
             .cloned()
             .collect()
     };
+    // Of the walk, only the skipped files are still needed (for the summary): the list of
+    // files (a path, an absolute path and a stat per file) goes before resolution.
+    let walk_skipped = std::mem::take(&mut walk.skipped);
+    drop(layout);
+    drop(paths);
+    drop(walk);
     tracing::debug!(
         seconds = started.elapsed().as_secs_f64(),
         "last file written"
@@ -869,8 +875,7 @@ pub fn index(
                 .collect();
             builder.add_files(&files)?;
         }
-        let mut skipped: Vec<(String, &'static str, u64)> = walk
-            .skipped
+        let mut skipped: Vec<(String, &'static str, u64)> = walk_skipped
             .iter()
             .map(|s| (s.path.as_str().to_string(), s.reason.as_str(), s.size))
             .collect();
@@ -1296,8 +1301,7 @@ pub fn index(
     let mut counted_edges = edge_counts;
     // The resolution's rows go to the database while their indexes are built.
     builder.checkpoint_behind();
-    let mut skipped: Vec<(String, &'static str, u64)> = walk
-        .skipped
+    let mut skipped: Vec<(String, &'static str, u64)> = walk_skipped
         .iter()
         .map(|s| (s.path.as_str().to_string(), s.reason.as_str(), s.size))
         .collect();
