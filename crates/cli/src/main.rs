@@ -69,8 +69,6 @@ mod c_alloc {
         unsafe { libmimalloc_sys::mi_usable_size(p) }
     }
 
-    /// Installs them; first thing in `main`, before any thread, tree-sitter object or SQLite
-    /// connection exists.
     /// mimalloc's `mi_option_purge_delay` (`mimalloc.h`; the crate exports no constant for it).
     const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
@@ -78,21 +76,40 @@ mod c_alloc {
     /// by default (mimalloc 3). Indexing frees the read phase's parse data just as resolution
     /// builds its tables, and with the default both count in the peak. At 50 ms the peak RSS
     /// is 12-20 % lower for 1-3 % more wall time (`bench/RESULTS.md`). `MIMALLOC_PURGE_DELAY`
-    /// in the environment still decides when it is set.
+    /// in the environment still decides when it is set (and then `eager` changes nothing).
+    const PURGE_DELAY_MS: std::ffi::c_long = 50;
+
+    fn purge_delay_set() -> bool {
+        std::env::var_os("MIMALLOC_PURGE_DELAY").is_some()
+    }
+
+    /// Sets the purge delay (`PURGE_DELAY_MS`).
     pub fn tune() {
-        if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        if !purge_delay_set() {
             // SAFETY: sets an option's value; called first thing in `main`, on the only thread.
-            unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, 50) }
+            unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, PURGE_DELAY_MS) }
+        }
+    }
+
+    /// Freed memory goes back at once (`true`) or after `PURGE_DELAY_MS` again
+    /// (`sextant_engine::MemoryHooks::eager`).
+    fn eager(on: bool) {
+        if !purge_delay_set() {
+            let delay = if on { 0 } else { PURGE_DELAY_MS };
+            // SAFETY: sets an option's value, which mimalloc reads when it next purges.
+            unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, delay) }
         }
     }
 
     /// Gives the freed memory mimalloc holds back to the system at once, on the calling
-    /// thread's heap and the arenas (`sextant_engine::set_memory_release`).
+    /// thread's heap and the arenas (`sextant_engine::MemoryHooks::release`).
     fn collect() {
         // SAFETY: a plain call of mimalloc's, valid on any thread at any time.
         unsafe { libmimalloc_sys::mi_collect(true) }
     }
 
+    /// Installs them; first thing in `main`, before any thread, tree-sitter object or SQLite
+    /// connection exists.
     pub fn install() {
         // SAFETY: one allocator family, malloc-aligned, never null (aborts instead), and called
         // before anything of tree-sitter's exists, on the only thread.
@@ -110,7 +127,10 @@ mod c_alloc {
                 usable_size,
             });
         }
-        sextant_engine::set_memory_release(collect);
+        sextant_engine::set_memory_hooks(sextant_engine::MemoryHooks {
+            release: collect,
+            eager,
+        });
     }
 }
 

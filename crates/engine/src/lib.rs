@@ -105,23 +105,65 @@ pub enum Error {
 
 pub type Result<T> = std::result::Result<T, Error>;
 
-/// What gives memory the allocator holds but nothing uses back to the system: the binary's
-/// (mimalloc's `mi_collect`), set once at start ([`set_memory_release`]).
-static MEMORY_RELEASE: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
-
-/// Sets what an index calls on each of its threads when the read phase ends. The read phase's
-/// freed memory sits in its threads' heaps while the resolver, on a thread of its own, builds
-/// its tables in fresh memory; given back at once, it is not counted twice (on 73 MB of
-/// source the peak anonymous memory is ~13 MiB lower, `bench/RESULTS.md`). Without it nothing
-/// is called. Only the first call has an effect.
-pub fn set_memory_release(release: fn()) {
-    let _ = MEMORY_RELEASE.set(release);
+/// What the binary's allocator does at an index's turns, set once at start
+/// ([`set_memory_hooks`]); without them nothing is called.
+#[derive(Debug, Clone, Copy)]
+pub struct MemoryHooks {
+    /// Gives the freed memory the allocator holds for the calling thread back to the system now
+    /// (mimalloc's `mi_collect`). Called on each of an index's threads when its read phase
+    /// ends: the read phase's freed blocks sit in those threads' heaps while the resolver, on a
+    /// thread of its own, builds its tables in fresh memory; given back at once, they are not
+    /// counted twice (on 73 MB of source the peak anonymous memory is ~13 MiB lower,
+    /// `bench/RESULTS.md`).
+    pub release: fn(),
+    /// `true`: from now on freed memory goes back to the system at once; `false`: after the
+    /// allocator's usual delay again. An index turns it on when its read phase ends and off when
+    /// it returns (however it returns). After the read phase memory is freed in large blocks,
+    /// rarely: at once costs no measurable time there and takes 15-20 MiB off the peak RSS of
+    /// the resolution on 73 MB of source (10 on Django); through the read phase, whose parser
+    /// frees small blocks all the time, it would cost 5-10 % of the wall time.
+    pub eager: fn(bool),
 }
 
-/// Calls the memory release ([`set_memory_release`]) on every thread of `pool` and this one.
+static MEMORY_HOOKS: std::sync::OnceLock<MemoryHooks> = std::sync::OnceLock::new();
+
+/// Indexes past their read phase in this process: eager release is on while any is.
+static EAGER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Sets the allocator's hooks ([`MemoryHooks`]). Only the first call has an effect.
+pub fn set_memory_hooks(hooks: MemoryHooks) {
+    let _ = MEMORY_HOOKS.set(hooks);
+}
+
+/// Eager release ([`MemoryHooks::eager`]) while this lives.
+pub(crate) struct EagerRelease(Option<MemoryHooks>);
+
+impl EagerRelease {
+    pub(crate) fn start() -> EagerRelease {
+        let hooks = MEMORY_HOOKS.get().copied();
+        if let Some(h) = hooks
+            && EAGER.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0
+        {
+            (h.eager)(true);
+        }
+        EagerRelease(hooks)
+    }
+}
+
+impl Drop for EagerRelease {
+    fn drop(&mut self) {
+        if let Some(h) = self.0
+            && EAGER.fetch_sub(1, std::sync::atomic::Ordering::SeqCst) == 1
+        {
+            (h.eager)(false);
+        }
+    }
+}
+
+/// Calls the memory release ([`MemoryHooks::release`]) on every thread of `pool` and this one.
 pub(crate) fn release_memory(pool: &rayon::ThreadPool) {
-    if let Some(release) = MEMORY_RELEASE.get() {
-        pool.broadcast(|_| release());
-        release();
+    if let Some(h) = MEMORY_HOOKS.get() {
+        pool.broadcast(|_| (h.release)());
+        (h.release)();
     }
 }

@@ -837,8 +837,10 @@ pub fn index(
         seconds = started.elapsed().as_secs_f64(),
         "last file written"
     );
-    // What the read phase freed goes back before the resolver's tables are built.
+    // What the read phase freed goes back before the resolver's tables are built, and what
+    // the rest of the run frees goes back at once.
     crate::release_memory(&pool);
+    let _eager = crate::EagerRelease::start();
     if tracing::enabled!(tracing::Level::DEBUG) {
         tracing::debug!(
             parts = mib_parts(&inputs.heap_bytes()),
