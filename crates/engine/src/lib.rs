@@ -162,6 +162,8 @@ impl Drop for EagerRelease {
 
 /// Calls the memory release ([`MemoryHooks::release`]) on every thread of `pool` and this one.
 pub(crate) fn release_memory(pool: &rayon::ThreadPool) {
+    pool.broadcast(|_| sextant_lang::release_spare_chunks());
+    sextant_lang::release_spare_chunks();
     if let Some(h) = MEMORY_HOOKS.get() {
         pool.broadcast(|_| (h.release)());
         (h.release)();

@@ -1577,6 +1577,9 @@ impl LiveIndex {
                 })
             })
             .collect();
+        // The parse arenas' spare chunks (up to 16 MiB a thread) are not kept while the
+        // index waits for the next change.
+        rayon::broadcast(|_| sextant_lang::release_spare_chunks());
         mark("extract", &mut phases);
 
         // New file versions: rows written, facts kept in memory.

@@ -22,6 +22,7 @@ use std::mem::ManuallyDrop;
 use std::ops::Deref;
 use std::ptr::{self, NonNull};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub use tree_sitter::Allocator;
 use tree_sitter::Tree;
@@ -36,12 +37,27 @@ const ALIGN: usize = 16;
 /// Bytes before each block: its requested size, for `realloc`.
 const HEADER: usize = ALIGN;
 /// Bump chunks a thread keeps for its next arenas (their pages stay mapped: no page faults).
+/// They go when the thread ends or calls [`release_spare_chunks`].
 const SPARE_CHUNKS: usize = 16;
+
+/// Bytes of chunks allocated and not yet freed, by every arena and spare list.
+static CHUNK_BYTES: AtomicUsize = AtomicUsize::new(0);
+
+/// A thread's spare bump chunks, freed with it.
+struct Spare(Vec<NonNull<u8>>);
+
+impl Drop for Spare {
+    fn drop(&mut self) {
+        for start in self.0.drain(..) {
+            free_chunk(start, CHUNK);
+        }
+    }
+}
 
 thread_local! {
     /// The arena taking this thread's tree-sitter allocations (null: none, the base allocator).
     static ACTIVE: Cell<*mut ParseArena> = const { Cell::new(ptr::null_mut()) };
-    static SPARE: RefCell<Vec<NonNull<u8>>> = const { RefCell::new(Vec::new()) };
+    static SPARE: RefCell<Spare> = const { RefCell::new(Spare(Vec::new())) };
 }
 
 /// Makes tree-sitter allocate with `allocator`, and enables [`ParseArena`]s.
@@ -63,6 +79,29 @@ pub unsafe fn set_parser_allocator(allocator: Allocator) {
             free: ts_free,
         }))
     }
+}
+
+/// Frees the bump chunks this thread keeps for its next arenas (see [`ParseArena`]): call it on
+/// each thread that parsed once no more parsing is expected for a while. Up to 16 MiB a thread.
+pub fn release_spare_chunks() {
+    let _ = SPARE.try_with(|s| drop(std::mem::replace(&mut *s.borrow_mut(), Spare(Vec::new()))));
+}
+
+/// Bytes the arenas and their spare chunks hold, on every thread (for measurements).
+pub fn chunk_bytes() -> usize {
+    CHUNK_BYTES.load(Ordering::Relaxed)
+}
+
+fn free_chunk(start: NonNull<u8>, size: usize) {
+    CHUNK_BYTES.fetch_sub(size, Ordering::Relaxed);
+    // SAFETY: every chunk is allocated in `ParseArena::chunk` with this layout, and freed once,
+    // by its only owner (an arena or a spare list).
+    unsafe {
+        dealloc(
+            start.as_ptr(),
+            Layout::from_size_align_unchecked(size, ALIGN),
+        )
+    };
 }
 
 fn base() -> &'static Allocator {
@@ -165,7 +204,7 @@ impl ParseArena {
     /// A new chunk of `size` bytes (a spare one for a bump chunk).
     fn chunk(&mut self, size: usize) -> *mut u8 {
         let spare = if size == CHUNK {
-            SPARE.try_with(|s| s.borrow_mut().pop()).ok().flatten()
+            SPARE.try_with(|s| s.borrow_mut().0.pop()).ok().flatten()
         } else {
             None
         };
@@ -173,7 +212,10 @@ impl ParseArena {
             let layout =
                 Layout::from_size_align(size, ALIGN).unwrap_or_else(|_| std::process::abort());
             // SAFETY: `layout` has a non-zero size.
-            NonNull::new(unsafe { alloc(layout) }).unwrap_or_else(|| handle_alloc_error(layout))
+            let start = NonNull::new(unsafe { alloc(layout) })
+                .unwrap_or_else(|| handle_alloc_error(layout));
+            CHUNK_BYTES.fetch_add(size, Ordering::Relaxed);
+            start
         });
         self.chunks.push((start, size));
         start.as_ptr()
@@ -225,7 +267,7 @@ impl Drop for ParseArena {
     fn drop(&mut self) {
         let mut chunks = std::mem::take(&mut self.chunks);
         let _ = SPARE.try_with(|s| {
-            let mut spare = s.borrow_mut();
+            let spare = &mut s.borrow_mut().0;
             chunks.retain(|&(start, n)| {
                 let keep = n == CHUNK && spare.len() < SPARE_CHUNKS;
                 if keep {
@@ -235,8 +277,7 @@ impl Drop for ParseArena {
             });
         });
         for (start, n) in chunks {
-            // SAFETY: allocated in `chunk` with this layout, and no longer used.
-            unsafe { dealloc(start.as_ptr(), Layout::from_size_align_unchecked(n, ALIGN)) };
+            free_chunk(start, n);
         }
     }
 }
@@ -371,5 +412,58 @@ mod tests {
         }
         assert_eq!(arena.reserved(), CHUNK + CHUNK + HEADER);
         assert!(!arena.owns(&arena as *const _ as usize));
+    }
+
+    fn spare_len() -> usize {
+        SPARE.with(|s| s.borrow().0.len())
+    }
+
+    #[test]
+    fn spare_chunks_serve_the_next_arena_and_go_when_released() {
+        // A thread of its own: the spare list is the thread's.
+        std::thread::spawn(|| {
+            let mut arena = ParseArena::new();
+            arena.alloc(10);
+            arena.alloc(CHUNK / 2);
+            drop(arena);
+            // The bump chunk is kept, the large block's own chunk is not.
+            assert_eq!(spare_len(), 1);
+            let mut next = ParseArena::new();
+            next.alloc(10);
+            assert_eq!(spare_len(), 0, "the next arena took the spare chunk");
+            drop(next);
+            assert_eq!(spare_len(), 1);
+            release_spare_chunks();
+            assert_eq!(spare_len(), 0);
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn a_thread_that_ends_frees_its_spare_chunks() {
+        let spares = 8;
+        let (held, done) = std::sync::mpsc::channel();
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        let t = std::thread::spawn(move || {
+            let mut arena = ParseArena::new();
+            while arena.reserved() < spares * CHUNK {
+                arena.alloc(CHUNK / 8);
+            }
+            drop(arena);
+            held.send(spare_len()).unwrap();
+            wait.recv().unwrap();
+        });
+        let held = done.recv().unwrap();
+        assert!(held >= spares);
+        let before = chunk_bytes();
+        go.send(()).unwrap();
+        t.join().unwrap();
+        let freed = before.saturating_sub(chunk_bytes());
+        // Half of them at least: the others' chunks come and go meanwhile (a few MiB).
+        assert!(
+            freed >= held * CHUNK / 2,
+            "a finished thread freed {freed} bytes of its {held} spare chunks"
+        );
     }
 }

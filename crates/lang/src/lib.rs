@@ -10,7 +10,10 @@ mod manifest;
 mod patterns;
 mod registry;
 
-pub use alloc::{Allocator as ParserAllocator, ArenaTree, ParseArena, set_parser_allocator};
+pub use alloc::{
+    Allocator as ParserAllocator, ArenaTree, ParseArena, chunk_bytes as parse_chunk_bytes,
+    release_spare_chunks, set_parser_allocator,
+};
 pub use captures::{Capture, CaptureError, validate_capture};
 pub use grammar::{GRAMMARS, grammar};
 pub use manifest::{
