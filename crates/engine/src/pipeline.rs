@@ -111,6 +111,11 @@ pub enum Progress {
 /// time (a few more commits), instead of up to 255 files (tokio's second batch) with a core idle.
 const BATCH: usize = 256;
 const TAIL_BATCH_BYTES: u64 = 128 << 10;
+/// Inside a commit, the rows of every this many files (or this much source) are written as
+/// they come (`GenerationBuilder::append_files`) and dropped: a commit's 256 files held 3-5 MB
+/// of source's rows in memory until it, the largest item of the read phase's peak.
+const APPEND_FILES: usize = 32;
+const APPEND_BYTES: u64 = 512 << 10;
 
 /// The resolver's rules per language, in first-use order.
 #[derive(Default)]
@@ -544,6 +549,8 @@ pub fn index(
     let mut languages: FxHashMap<String, u64> = FxHashMap::default();
     let mut batch = Vec::new();
     let mut batch_bytes = 0u64;
+    // Files and source appended in the open transaction (see `APPEND_FILES`).
+    let (mut commit_files, mut commit_bytes) = (0usize, 0u64);
     let mut write_error: Option<Error> = None;
     // Time the writer thread spends building rows and in SQL while workers extract.
     let mut rows_seconds = 0.0f64;
@@ -790,12 +797,22 @@ pub fn index(
             batch.push(rows);
             rows_seconds += t_rows.elapsed().as_secs_f64();
             batch_bytes += item_size;
-            if batch.len() >= BATCH
-                || (batch_bytes >= TAIL_BATCH_BYTES && batch_bytes >= unreceived)
-            {
+            commit_files += 1;
+            commit_bytes += item_size;
+            let commit = commit_files >= BATCH
+                || (commit_bytes >= TAIL_BATCH_BYTES && commit_bytes >= unreceived);
+            if commit || batch.len() >= APPEND_FILES || batch_bytes >= APPEND_BYTES {
                 batch_bytes = 0;
                 let t_sql = Instant::now();
-                if let Err(e) = builder.write_files(&batch) {
+                let written = builder.append_files(&mut batch).and_then(|()| {
+                    if commit {
+                        (commit_files, commit_bytes) = (0, 0);
+                        builder.commit_files()
+                    } else {
+                        Ok(())
+                    }
+                });
+                if let Err(e) = written {
                     write_error = Some(e.into());
                 }
                 sql_seconds += t_sql.elapsed().as_secs_f64();
@@ -812,7 +829,8 @@ pub fn index(
         bytes: bytes_done.load(Ordering::Relaxed),
     });
     progress(Progress::Writing);
-    builder.write_files(&batch)?;
+    builder.append_files(&mut batch)?;
+    builder.commit_files()?;
     absorb_rows(&mut batch, &mut inputs);
     drop(batch);
     // Cached paths no longer indexed (gone, or skipped when read) leave the stat cache.

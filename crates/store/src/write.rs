@@ -89,12 +89,39 @@ pub struct GenerationBuilder<'s> {
     /// The bulk inserts' statements (finalized with the builder, before the store's connection
     /// can close).
     statements: crate::bulk::Statements,
+    /// The transaction [`GenerationBuilder::append_files`] opened, with the full-text rows of the
+    /// files added in it: they are written when it commits.
+    open: Option<Vec<FtsRow>>,
+}
+
+/// A node's full-text row.
+#[derive(Debug)]
+struct FtsRow {
+    id: i64,
+    name_tokens: String,
+    qname_tokens: String,
+    signature: String,
+    doc: Option<String>,
+}
+
+/// The first 600 bytes of a doc comment are searched.
+const FTS_DOC_BYTES: usize = 600;
+
+fn fts_doc(doc: &str) -> &str {
+    let mut end = doc.len().min(FTS_DOC_BYTES);
+    while !doc.is_char_boundary(end) {
+        end -= 1;
+    }
+    &doc[..end]
 }
 
 impl Drop for GenerationBuilder<'_> {
     /// An abandoned bulk load (an error, a cancel) was rolled back: the connection returns to
     /// WAL and the marker goes, the database being consistent.
     fn drop(&mut self) {
+        if self.open.take().is_some() {
+            let _ = self.store.conn.execute_batch("ROLLBACK");
+        }
         if let Some(unjournaled) = self.unjournaled.take() {
             let _ = unjournaled.end(&self.store.conn, &self.store.path, false);
         }
@@ -275,6 +302,7 @@ impl Store {
             checkpointer: None,
             unjournaled: None,
             statements: crate::bulk::Statements::default(),
+            open: None,
         })
     }
 }
@@ -393,150 +421,99 @@ impl GenerationBuilder<'_> {
 
     /// Writes new file versions with their nodes, references and imports, in one transaction.
     pub fn write_files(&mut self, batch: &[FileBatch]) -> Result<()> {
-        let generation = self.generation;
         let sets: Vec<i64> = batch.iter().map(|b| self.set_for(b.0.id)).collect();
+        let (generation, statements) = (self.generation, &self.statements);
         self.store.in_write_tx(|c| {
-            let mut file_stmt = c.prepare_cached(
-                "INSERT INTO file_versions(id, path, hash, language, module, extractor, size, lines,
-                   lossy, node_id, diagnostics) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
-            )?;
-            let mut gen_stmt = c.prepare_cached(
-                "INSERT INTO gen_files(generation, file_id, uncommitted, edge_set)
-                 VALUES (?1, ?2, ?3, ?4)",
-            )?;
-            for ((file, ..), set) in batch.iter().zip(sets) {
-                file_stmt.execute(params![
-                    file.id,
-                    file.path,
-                    file.hash,
-                    file.language,
-                    file.module,
-                    file.extractor,
-                    file.size as i64,
-                    file.lines,
-                    file.lossy,
-                    file.node_id,
-                    file.diagnostics
-                ])?;
-                gen_stmt.execute(params![generation, file.id, file.uncommitted, set])?;
-            }
-            let nodes = || batch.iter().flat_map(|b| &b.1);
-            crate::bulk::insert_rows(
-                &self.statements,
-                c,
-                "INSERT INTO nodes(id, file_id, stable_id, kind, name, qname, language, parent_id,
-                   start_line, start_col, end_line, end_col, start_byte, end_byte, signature, doc,
-                   visibility, modifiers, complexity, type_text)",
-                20,
-                ROWS_PER_INSERT,
-                nodes(),
-                |b, n| {
-                    b.set(1, n.id)?;
-                    b.set(2, n.file_id)?;
-                    b.set(3, &n.stable_id)?;
-                    b.set(4, n.kind.as_str())?;
-                    b.set(5, &n.name)?;
-                    b.set(6, &n.qname)?;
-                    b.set(7, &n.language)?;
-                    b.set(8, n.parent_id)?;
-                    b.set(9, n.span.start_line)?;
-                    b.set(10, n.span.start_col)?;
-                    b.set(11, n.span.end_line)?;
-                    b.set(12, n.span.end_col)?;
-                    b.set(13, n.span.start_byte)?;
-                    b.set(14, n.span.end_byte)?;
-                    b.set(15, &n.signature)?;
-                    b.set(16, &n.doc)?;
-                    b.set(17, n.visibility.as_str())?;
-                    b.set(18, &n.modifiers)?;
-                    b.set(19, n.complexity)?;
-                    b.set(20, &n.type_text)
-                },
-            )?;
-            crate::bulk::insert_rows(
-                &self.statements,
-                c,
-                "INSERT INTO refs(id, file_id, src_id, kind, name, receiver, implementor, line, col,
-                   end_col)",
-                10,
-                ROWS_PER_INSERT,
-                batch.iter().flat_map(|b| &b.2),
-                |b, r| {
-                    b.set(1, r.id)?;
-                    b.set(2, r.file_id)?;
-                    b.set(3, r.src_id)?;
-                    b.set(4, r.kind.as_str())?;
-                    b.set(5, &r.name)?;
-                    b.set(6, &r.receiver)?;
-                    b.set(7, &r.implementor)?;
-                    b.set(8, r.line)?;
-                    b.set(9, r.col)?;
-                    b.set(10, r.end_col)
-                },
-            )?;
-            crate::bulk::insert_rows(
-                &self.statements,
-                c,
-                "INSERT INTO imports(id, file_id, src_id, source, name, alias, wildcard, line, col)",
-                9,
-                ROWS_PER_INSERT,
-                batch.iter().flat_map(|b| &b.3),
-                |b, i| {
-                    b.set(1, i.id)?;
-                    b.set(2, i.file_id)?;
-                    b.set(3, i.src_id)?;
-                    b.set(4, &i.source)?;
-                    b.set(5, &i.name)?;
-                    b.set(6, &i.alias)?;
-                    b.set(7, i.wildcard)?;
-                    b.set(8, i.line)?;
-                    b.set(9, i.col)
-                },
-            )?;
-            crate::bulk::insert_rows(
-                &self.statements,
-                c,
-                "INSERT INTO bindings(file_id, scope_id, name, type_text, value, line)",
-                6,
-                ROWS_PER_INSERT,
-                batch.iter().flat_map(|b| &b.4),
-                |q, b| {
-                    q.set(1, b.file_id)?;
-                    q.set(2, b.scope_id)?;
-                    q.set(3, &b.name)?;
-                    q.set(4, &b.type_text)?;
-                    q.set(5, &b.value)?;
-                    q.set(6, b.line)
-                },
-            )?;
+            insert_files(statements, c, generation, batch, &sets)?;
             // Last: a statement that opens a savepoint (each multi-row insert above) makes every
             // virtual table already in the transaction write out its pending terms as a new
             // FTS5 segment.
-            crate::bulk::insert_rows(
-                &self.statements,
+            insert_fts(
+                statements,
                 c,
-                "INSERT INTO nodes_fts(rowid, name_tokens, qname_tokens, signature, doc)",
-                5,
-                1,
-                nodes(),
-                |b, n| {
-                    // The first 600 bytes of a doc comment are searched.
-                    let doc: Option<&str> = n.doc.as_deref().map(|d| {
-                        let mut end = d.len().min(600);
-                        while !d.is_char_boundary(end) {
-                            end -= 1;
-                        }
-                        &d[..end]
-                    });
-                    b.set(1, n.id)?;
-                    b.set(2, &n.name_tokens)?;
-                    b.set(3, &n.qname_tokens)?;
-                    b.set(4, &n.signature)?;
-                    b.set(5, doc)
-                },
-            )?;
-            Ok(())
+                batch.iter().flat_map(|b| &b.1).map(|n| {
+                    (
+                        n.id,
+                        n.name_tokens.as_str(),
+                        n.qname_tokens.as_str(),
+                        n.signature.as_str(),
+                        n.doc.as_deref().map(fts_doc),
+                    )
+                }),
+            )
         })
+    }
+
+    /// Writes new file versions as [`GenerationBuilder::write_files`] does, in a transaction
+    /// that stays open for the next batches until [`GenerationBuilder::commit_files`]: a
+    /// writer holds a few files' rows at a time, and commits as rarely as before. The nodes'
+    /// full-text columns (`name_tokens`, `qname_tokens`, `signature`, `doc`) are taken from
+    /// `batch`: the commit writes them (full-text rows written before the other tables' rows of
+    /// a later batch would each make an FTS5 segment). No other write may come in between; a
+    /// failed batch rolls the whole transaction back.
+    pub fn append_files(&mut self, batch: &mut [FileBatch]) -> Result<()> {
+        let sets: Vec<i64> = batch.iter().map(|b| self.set_for(b.0.id)).collect();
+        if self.open.is_none() {
+            self.store
+                .conn
+                .execute_batch("BEGIN IMMEDIATE")
+                .map_err(|e| self.store.err(e))?;
+            self.open = Some(Vec::new());
+        }
+        let written = insert_files(
+            &self.statements,
+            &self.store.conn,
+            self.generation,
+            batch,
+            &sets,
+        );
+        if let Err(e) = written {
+            self.open = None;
+            let _ = self.store.conn.execute_batch("ROLLBACK");
+            return Err(self.store.err(e));
+        }
+        let fts = self.open.get_or_insert_with(Vec::new);
+        for node in batch.iter_mut().flat_map(|b| &mut b.1) {
+            fts.push(FtsRow {
+                id: node.id,
+                name_tokens: std::mem::take(&mut node.name_tokens),
+                qname_tokens: std::mem::take(&mut node.qname_tokens),
+                signature: std::mem::take(&mut node.signature),
+                doc: node.doc.take().map(|mut d| {
+                    d.truncate(fts_doc(&d).len());
+                    d
+                }),
+            });
+        }
+        Ok(())
+    }
+
+    /// Writes the full-text rows of the files added since the last commit and commits them
+    /// (nothing when no [`GenerationBuilder::append_files`] is pending).
+    pub fn commit_files(&mut self) -> Result<()> {
+        let Some(rows) = self.open.take() else {
+            return Ok(());
+        };
+        let c = &self.store.conn;
+        let done = insert_fts(
+            &self.statements,
+            c,
+            rows.iter().map(|r| {
+                (
+                    r.id,
+                    r.name_tokens.as_str(),
+                    r.qname_tokens.as_str(),
+                    r.signature.as_str(),
+                    r.doc.as_deref(),
+                )
+            }),
+        )
+        .and_then(|()| c.execute_batch("COMMIT"));
+        if let Err(e) = done {
+            let _ = c.execute_batch("ROLLBACK");
+            return Err(self.store.err(e));
+        }
+        Ok(())
     }
 
     /// Records skipped files of this generation.
@@ -989,6 +966,154 @@ impl Store {
             Ok(())
         })
     }
+}
+
+/// Inserts a batch's file versions with their nodes, references, imports and bindings (not
+/// their full-text rows), each file into its edge set of `sets`.
+fn insert_files(
+    statements: &crate::bulk::Statements,
+    c: &rusqlite::Connection,
+    generation: i64,
+    batch: &[FileBatch],
+    sets: &[i64],
+) -> rusqlite::Result<()> {
+    let mut file_stmt = c.prepare_cached(
+        "INSERT INTO file_versions(id, path, hash, language, module, extractor, size, lines,
+               lossy, node_id, diagnostics) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
+    )?;
+    let mut gen_stmt = c.prepare_cached(
+        "INSERT INTO gen_files(generation, file_id, uncommitted, edge_set)
+             VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    for ((file, ..), set) in batch.iter().zip(sets) {
+        file_stmt.execute(params![
+            file.id,
+            file.path,
+            file.hash,
+            file.language,
+            file.module,
+            file.extractor,
+            file.size as i64,
+            file.lines,
+            file.lossy,
+            file.node_id,
+            file.diagnostics
+        ])?;
+        gen_stmt.execute(params![generation, file.id, file.uncommitted, set])?;
+    }
+    let nodes = || batch.iter().flat_map(|b| &b.1);
+    crate::bulk::insert_rows(
+        statements,
+        c,
+        "INSERT INTO nodes(id, file_id, stable_id, kind, name, qname, language, parent_id,
+               start_line, start_col, end_line, end_col, start_byte, end_byte, signature, doc,
+               visibility, modifiers, complexity, type_text)",
+        20,
+        ROWS_PER_INSERT,
+        nodes(),
+        |b, n| {
+            b.set(1, n.id)?;
+            b.set(2, n.file_id)?;
+            b.set(3, &n.stable_id)?;
+            b.set(4, n.kind.as_str())?;
+            b.set(5, &n.name)?;
+            b.set(6, &n.qname)?;
+            b.set(7, &n.language)?;
+            b.set(8, n.parent_id)?;
+            b.set(9, n.span.start_line)?;
+            b.set(10, n.span.start_col)?;
+            b.set(11, n.span.end_line)?;
+            b.set(12, n.span.end_col)?;
+            b.set(13, n.span.start_byte)?;
+            b.set(14, n.span.end_byte)?;
+            b.set(15, &n.signature)?;
+            b.set(16, &n.doc)?;
+            b.set(17, n.visibility.as_str())?;
+            b.set(18, &n.modifiers)?;
+            b.set(19, n.complexity)?;
+            b.set(20, &n.type_text)
+        },
+    )?;
+    crate::bulk::insert_rows(
+        statements,
+        c,
+        "INSERT INTO refs(id, file_id, src_id, kind, name, receiver, implementor, line, col,
+               end_col)",
+        10,
+        ROWS_PER_INSERT,
+        batch.iter().flat_map(|b| &b.2),
+        |b, r| {
+            b.set(1, r.id)?;
+            b.set(2, r.file_id)?;
+            b.set(3, r.src_id)?;
+            b.set(4, r.kind.as_str())?;
+            b.set(5, &r.name)?;
+            b.set(6, &r.receiver)?;
+            b.set(7, &r.implementor)?;
+            b.set(8, r.line)?;
+            b.set(9, r.col)?;
+            b.set(10, r.end_col)
+        },
+    )?;
+    crate::bulk::insert_rows(
+        statements,
+        c,
+        "INSERT INTO imports(id, file_id, src_id, source, name, alias, wildcard, line, col)",
+        9,
+        ROWS_PER_INSERT,
+        batch.iter().flat_map(|b| &b.3),
+        |b, i| {
+            b.set(1, i.id)?;
+            b.set(2, i.file_id)?;
+            b.set(3, i.src_id)?;
+            b.set(4, &i.source)?;
+            b.set(5, &i.name)?;
+            b.set(6, &i.alias)?;
+            b.set(7, i.wildcard)?;
+            b.set(8, i.line)?;
+            b.set(9, i.col)
+        },
+    )?;
+    crate::bulk::insert_rows(
+        statements,
+        c,
+        "INSERT INTO bindings(file_id, scope_id, name, type_text, value, line)",
+        6,
+        ROWS_PER_INSERT,
+        batch.iter().flat_map(|b| &b.4),
+        |q, b| {
+            q.set(1, b.file_id)?;
+            q.set(2, b.scope_id)?;
+            q.set(3, &b.name)?;
+            q.set(4, &b.type_text)?;
+            q.set(5, &b.value)?;
+            q.set(6, b.line)
+        },
+    )?;
+    Ok(())
+}
+
+/// Inserts nodes' full-text rows: id, name tokens, qualified-name tokens, signature, doc.
+fn insert_fts<'v>(
+    statements: &crate::bulk::Statements,
+    c: &rusqlite::Connection,
+    rows: impl IntoIterator<Item = (i64, &'v str, &'v str, &'v str, Option<&'v str>)>,
+) -> rusqlite::Result<()> {
+    crate::bulk::insert_rows(
+        statements,
+        c,
+        "INSERT INTO nodes_fts(rowid, name_tokens, qname_tokens, signature, doc)",
+        5,
+        1,
+        rows,
+        |b, (id, name_tokens, qname_tokens, signature, doc)| {
+            b.set(1, id)?;
+            b.set(2, name_tokens)?;
+            b.set(3, qname_tokens)?;
+            b.set(4, signature)?;
+            b.set(5, doc)
+        },
+    )
 }
 
 /// Rows per statement of `bulk::insert_rows` into an ordinary table.

@@ -382,3 +382,97 @@ fn a_database_left_by_a_killed_first_load_is_reset_on_open() {
     assert_eq!(store.active_generation_id().unwrap(), g);
     assert!(!marker(&path).exists());
 }
+
+/// One file with a function `get_user_{i}`, ids counted from the builder's first ones.
+fn numbered(first: &sextant_store::IdRanges, i: i64) -> sextant_store::FileBatch {
+    let (f, n) = (first.file + i, first.node + 2 * i);
+    (
+        file(f, n, &format!("m{i}.py"), "h"),
+        vec![
+            node(n, f, NodeKind::File, &format!("m{i}.py"), None),
+            node(
+                n + 1,
+                f,
+                NodeKind::Function,
+                &format!("get_user_{i}"),
+                Some(n),
+            ),
+        ],
+        vec![],
+        vec![],
+        vec![],
+    )
+}
+
+/// Files appended in batches to one open transaction: every row is written, the full-text rows
+/// when it commits (taken from the batches, which the indexer then drops).
+#[test]
+fn files_appended_in_batches_are_written_and_searchable_once_committed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index.db");
+    let mut store = Store::open(&path).unwrap();
+    let mut b = store.begin_generation(Some("abc"), None, false).unwrap();
+    b.begin_bulk().unwrap();
+    let first = b.first;
+    let mut one = vec![numbered(&first, 0), numbered(&first, 1)];
+    b.append_files(&mut one).unwrap();
+    let taken = &one[1].1[1];
+    assert!(taken.name_tokens.is_empty() && taken.signature.is_empty() && taken.doc.is_none());
+    b.append_files(&mut [numbered(&first, 2)]).unwrap();
+    b.commit_files().unwrap();
+    // Nothing pending: nothing to do.
+    b.commit_files().unwrap();
+    b.build_file_indexes().unwrap();
+    let g = b.publish("{}").unwrap();
+
+    let reader = Store::open_read_only(&path).unwrap();
+    let hits = reader
+        .search_fts(g, "\"user\"*", &SearchFilters::default(), 10)
+        .unwrap();
+    let mut names: Vec<&str> = hits.iter().map(|h| h.name.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["get_user_0", "get_user_1", "get_user_2"]);
+    // The nodes' own columns were written before their full-text ones were taken.
+    let node = &reader.nodes_by_name(g, "get_user_1", 1).unwrap()[0];
+    assert_eq!(
+        (node.signature.as_str(), node.doc.as_deref()),
+        ("def get_user_1()", Some("Does things."))
+    );
+    assert_eq!(reader.files(g).unwrap().len(), 3);
+}
+
+/// A batch that fails rolls back the whole open transaction, and so does a builder dropped
+/// with one open: the store takes the next generation as if neither had been.
+#[test]
+fn a_failed_append_and_an_abandoned_one_leave_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index.db");
+    let mut store = Store::open(&path).unwrap();
+    let g1 = build(&mut store, "h1", true);
+    {
+        let mut b = store.begin_generation(Some("abc"), None, false).unwrap();
+        let first = b.first;
+        b.append_files(&mut [numbered(&first, 0)]).unwrap();
+        // The same file id again: refused, and the first batch goes with it.
+        assert!(b.append_files(&mut [numbered(&first, 0)]).is_err());
+        b.commit_files().unwrap();
+        assert!(
+            b.store()
+                .nodes_by_name(b.generation, "get_user_0", 5)
+                .unwrap()
+                .is_empty()
+        );
+        b.append_files(&mut [numbered(&first, 1)]).unwrap();
+        // Dropped with that batch uncommitted.
+    }
+    let g2 = build(&mut store, "h2", true);
+    assert!(g2 > g1);
+    let reader = Store::open_read_only(&path).unwrap();
+    assert!(
+        reader
+            .nodes_by_name(g2, "get_user_1", 5)
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(reader.nodes_by_name(g2, "caller", 5).unwrap().len(), 1);
+}
