@@ -32,12 +32,16 @@ pub(crate) struct Index {
     pub modules: FxHashMap<String, Vec<i64>>,
     /// Last module segment → module keys (for suffix matching of Go import paths).
     pub module_tails: FxHashMap<String, Vec<String>>,
-    /// Full path → file.
-    pub exact_paths: FxHashMap<String, i64>,
-    /// Path without extension → files, sorted by path (`x.h` and `x.c` share `x`).
-    pub paths: FxHashMap<String, Vec<(String, i64)>>,
-    /// File name → full paths (for include/require suffix matching).
-    pub names: FxHashMap<String, Vec<String>>,
+    /// Full path → the file's position in `files` ([`Index::file_at`]). These three tables
+    /// keep positions, not copies of the paths (a repository's paths, three times over, were
+    /// a few MiB).
+    pub exact_paths: NameLists,
+    /// Path without extension → files' positions, by path (`x.h` and `x.c` share `x`;
+    /// [`Index::with_stem`]).
+    pub paths: NameLists,
+    /// File name → files' positions, by path (for include/require suffix matching;
+    /// [`Index::with_file_name`]).
+    pub names: NameLists,
     pub rules: Vec<LangRules>,
     /// Family id per rules entry.
     pub family_of_lang: Vec<u16>,
@@ -157,9 +161,6 @@ impl Index {
         let mut file_index = FxHashMap::default();
         let mut modules: FxHashMap<String, Vec<i64>> = FxHashMap::default();
         let mut module_tails: FxHashMap<String, Vec<String>> = FxHashMap::default();
-        let mut exact_paths = FxHashMap::default();
-        let mut paths: FxHashMap<String, Vec<(String, i64)>> = FxHashMap::default();
-        let mut names: FxHashMap<String, Vec<String>> = FxHashMap::default();
         let mut dirs: FxHashMap<&str, u32> = FxHashMap::default();
         let mut file_dir = Vec::with_capacity(files.len());
         for (i, f) in files.iter().enumerate() {
@@ -175,13 +176,17 @@ impl Index {
                 }
                 modules.entry(key).or_default().push(f.id);
             }
-            exact_paths.insert(f.path.clone(), f.id);
-            let name = f.path.rsplit('/').next().unwrap_or(&f.path).to_string();
-            names.entry(name).or_default().push(f.path.clone());
-            paths
-                .entry(strip_extension(&f.path).to_string())
-                .or_default()
-                .push((f.path.clone(), f.id));
+        }
+        // By path, so that each list of `paths` and `names` is in path order whatever order
+        // the files arrived in.
+        let mut by_path: Vec<u32> = (0..files.len() as u32).collect();
+        by_path.sort_by(|&a, &b| files[a as usize].path.cmp(&files[b as usize].path));
+        let (mut exact_paths, mut paths, mut names) = Default::default();
+        for p in by_path {
+            let path = files[p as usize].path.as_str();
+            push_path(&mut exact_paths, &files, path, p, exact_path);
+            push_path(&mut paths, &files, path, p, strip_extension);
+            push_path(&mut names, &files, path, p, file_name);
         }
         let mut by_id = FxHashMap::default();
         // A mapped table is never patched: its ids as runs (see `ById`).
@@ -264,13 +269,6 @@ impl Index {
                 );
             }
         });
-        // Deterministic whatever order the files arrived in.
-        for list in paths.values_mut() {
-            list.sort();
-        }
-        for list in names.values_mut() {
-            list.sort();
-        }
         let by_id = match runs {
             Some(mut runs) => {
                 runs.sort_unstable();
@@ -303,6 +301,58 @@ impl Index {
 
     pub fn file(&self, id: i64) -> Option<&FileCtx> {
         self.file_index.get(&id).map(|&i| &self.files[i])
+    }
+
+    /// About the heap bytes of the per-file tables (for the debug log).
+    pub fn file_bytes(&self) -> usize {
+        use crate::lists::table_bytes;
+        use std::mem::size_of;
+        let strings =
+            |keys: &mut dyn Iterator<Item = &String>| -> usize { keys.map(|k| k.capacity()).sum() };
+        self.files.capacity() * size_of::<FileCtx>()
+            + strings(&mut self.files.iter().flat_map(|f| [&f.path, &f.module]))
+            + table_bytes::<(i64, usize)>(self.file_index.capacity())
+            + self.file_dir.capacity() * 4
+            + table_bytes::<(String, Vec<i64>)>(self.modules.capacity())
+            + strings(&mut self.modules.keys())
+            + self
+                .modules
+                .values()
+                .map(|v| v.capacity() * 8)
+                .sum::<usize>()
+            + table_bytes::<(String, Vec<String>)>(self.module_tails.capacity())
+            + strings(&mut self.module_tails.keys())
+            + strings(&mut self.module_tails.values().flatten())
+            + self.exact_paths.heap_bytes()
+            + self.paths.heap_bytes()
+            + self.names.heap_bytes()
+    }
+
+    /// The file at exactly `path`.
+    pub fn file_at(&self, path: &str) -> Option<&FileCtx> {
+        let at = self.path_list(&self.exact_paths, path, exact_path);
+        at.first().map(|&p| &self.files[p as usize])
+    }
+
+    /// The positions of the files whose path without extension is `stem`, by path.
+    pub fn with_stem(&self, stem: &str) -> &[u32] {
+        self.path_list(&self.paths, stem, strip_extension)
+    }
+
+    /// The positions of the files named `name` (the path's last segment), by path.
+    pub fn with_file_name(&self, name: &str) -> &[u32] {
+        self.path_list(&self.names, name, file_name)
+    }
+
+    fn path_list<'a>(
+        &'a self,
+        lists: &'a NameLists,
+        key: &str,
+        key_of: fn(&str) -> &str,
+    ) -> &'a [u32] {
+        lists.get(key_hash(None, key), |p| {
+            key_of(&self.files[p as usize].path) == key
+        })
     }
 
     pub fn symbol(&self, id: i64) -> Option<(u32, SymRef<'_>)> {
@@ -344,6 +394,32 @@ impl Index {
         self.by_name
             .get(key_hash(None, name), named(&self.symbols, name))
     }
+}
+
+/// Files a path table lists under a key made from their path ([`Index::exact_paths`],
+/// [`Index::paths`], [`Index::names`]).
+fn exact_path(path: &str) -> &str {
+    path
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// Adds the file at position `p` (of path `path`) to `lists` under `key_of(path)`.
+fn push_path(
+    lists: &mut NameLists,
+    files: &[FileCtx],
+    path: &str,
+    p: u32,
+    key_of: fn(&str) -> &str,
+) {
+    let key = key_of(path);
+    lists.push(
+        key_hash(None, key),
+        |q| key_of(&files[q as usize].path) == key,
+        p,
+    );
 }
 
 /// Whether the symbol at a position is named `name` (the key of [`Index::by_name`]).

@@ -88,6 +88,14 @@ impl Pages {
         drop(old);
     }
 
+    /// The files whose pages are loaded, sorted.
+    #[cfg(test)]
+    pub(crate) fn loaded(&self) -> Vec<i64> {
+        let mut files: Vec<i64> = self.lock().keys().copied().collect();
+        files.sort_unstable();
+        files
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, FxHashMap<i64, Arc<Page>>> {
         self.loaded.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -437,6 +445,54 @@ mod tests {
 
         let replaced = paged_resolver.replace_file(1, file(2, "a.py"), Vec::new(), Vec::new());
         assert_eq!(replaced.err(), Some(PatchError::Paged));
+    }
+
+    #[test]
+    fn the_inheritance_pass_keeps_only_the_binding_pages_of_the_file_it_is_at() {
+        let rules = crate::testing::python_rules();
+        let files = vec![file(1, "a.py"), file(2, "b.py"), file(3, "c.py")];
+        let symbols = vec![
+            symbol(101, 1, NodeKind::Class, "a.Base", 100),
+            symbol(102, 1, NodeKind::Class, "a.A", 100),
+            symbol(201, 2, NodeKind::Class, "b.B", 200),
+            symbol(301, 3, NodeKind::Class, "c.C", 300),
+        ];
+        // A module-level name in each file: a base written `m.Base` reads the page of its file.
+        let binds: Vec<Bind> = [(1, 100), (2, 200), (3, 300)]
+            .into_iter()
+            .map(|(file, scope)| Bind {
+                file,
+                scope,
+                name: "m".into(),
+                type_text: None,
+                value: Some("A".into()),
+            })
+            .collect();
+        let clause = |id, file, src| Ref {
+            id,
+            file,
+            src,
+            kind: RefKind::Inherit,
+            name: "Base".into(),
+            receiver: Some("m".into()),
+            implementor: None,
+        };
+        let clauses = [clause(1, 1, 102), clause(2, 2, 201), clause(3, 3, 301)];
+        let loads = Arc::new(AtomicUsize::new(0));
+        let mut r =
+            Resolver::new(files, symbols, vec![rules]).with_binding_pages(Box::new(Source {
+                binds,
+                loads: loads.clone(),
+            }));
+        let resolved = r.resolve_inheritance(&clauses);
+        assert_eq!(resolved.len(), 3);
+        assert_eq!(
+            loads.load(Ordering::Relaxed),
+            3,
+            "each file's page was read"
+        );
+        let loaded = r.pages.as_ref().map(|p| p.loaded()).unwrap_or_default();
+        assert_eq!(loaded, vec![3], "the earlier files' pages were forgotten");
     }
 
     #[test]

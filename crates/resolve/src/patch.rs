@@ -411,12 +411,7 @@ impl Resolver {
         for files in self.ix.modules.values_mut() {
             files.iter_mut().for_each(swap);
         }
-        if let Some(id) = self.ix.exact_paths.get_mut(&ctx.path) {
-            *id = new_file;
-        }
-        for list in self.ix.paths.values_mut() {
-            list.iter_mut().for_each(|(_, id)| swap(id));
-        }
+        // The path tables keep positions: the file keeps its path and its position.
         self.ix.files[fi] = ctx;
         let map = matching.map;
         let node = |id: &mut i64| {

@@ -110,11 +110,55 @@ pub struct Resolver {
     /// [`Resolver::member_candidates`]' members named `name` that a reference of a kind from a
     /// language family may reach, by name then (kind, family): a function of the tables alone,
     /// kept while resolving (Django looks up "get" thousands of times) and emptied by every
-    /// method that changes the tables ([`Resolver::tables_changed`]).
+    /// method that changes the tables ([`Resolver::tables_changed`]), and when it is full.
     member_memo: std::sync::Mutex<MemberMemo>,
 }
 
-type MemberMemo = FxHashMap<String, Vec<(RefKind, u16, std::sync::Arc<[Member]>)>>;
+/// About the most bytes [`MemberMemo`] holds: once more would be kept, what it holds goes. Kept
+/// whole, it grew with the repository (3.2 MiB at the end of 73 MB of source).
+const MEMO_BYTES: usize = 1 << 20;
+
+/// The members a reference of a kind from a language family may reach.
+type MemoEntry = (RefKind, u16, std::sync::Arc<[Member]>);
+
+/// Members by name, then by (reference kind, language family); [`Resolver::member_memo`].
+#[derive(Default)]
+struct MemberMemo {
+    found: FxHashMap<String, Vec<MemoEntry>>,
+    /// About the bytes of `found`: its names, entries and members.
+    bytes: usize,
+}
+
+impl MemberMemo {
+    fn get(&self, name: &str, kind: RefKind, family: u16) -> Option<std::sync::Arc<[Member]>> {
+        self.found.get(name).and_then(|by_use| {
+            by_use
+                .iter()
+                .find(|(k, f, _)| *k == kind && *f == family)
+                .map(|(_, _, found)| found.clone())
+        })
+    }
+
+    fn put(&mut self, name: &str, kind: RefKind, family: u16, found: std::sync::Arc<[Member]>) {
+        use std::mem::size_of;
+        let bytes = name.len()
+            + size_of::<(String, Vec<MemoEntry>)>()
+            + size_of::<MemoEntry>()
+            + size_of_val::<[Member]>(&found);
+        if self.bytes + bytes > MEMO_BYTES {
+            self.clear();
+        }
+        self.bytes += bytes;
+        self.found
+            .entry(name.to_string())
+            .or_default()
+            .push((kind, family, found));
+    }
+
+    fn clear(&mut self) {
+        *self = MemberMemo::default();
+    }
+}
 
 /// A member candidate with what the visibility test of each reference needs: its file, and a
 /// hash of that file's directory (compared first; equal hashes compare the directories).
@@ -411,6 +455,7 @@ impl Resolver {
             ("children", ix.children.heap_bytes()),
             ("by_dir", ix.by_dir.heap_bytes()),
             ("family", ix.family.capacity() * 2),
+            ("files", ix.file_bytes()),
             (
                 "bindings",
                 self.binds.heap_bytes()
@@ -510,15 +555,16 @@ impl Resolver {
     /// definitions read so far ([`Symbols::mapped`]); a no-op without either. Call between
     /// batches.
     pub fn forget_pages(&mut self) {
-        if let Some(pages) = &self.pages {
-            pages.forget();
-        }
-        self.forget_other_tables();
+        self.forget_loaded();
         self.ix.symbols.release();
     }
 
-    /// Forgets the import tables loaded on first use (not a batch's own).
-    fn forget_other_tables(&mut self) {
+    /// Forgets what lookups loaded on first use: the binding pages and the import tables of
+    /// files other than a batch's own (not the pages of mapped definitions read so far).
+    fn forget_loaded(&mut self) {
+        if let Some(pages) = &self.pages {
+            pages.forget();
+        }
         if let Some(pages) = &mut self.import_pages {
             pages
                 .others
@@ -562,14 +608,13 @@ impl Resolver {
     /// The file a path names: exactly (`x.h`), else by its path without extension (`./util` is
     /// `util.ts`); several files sharing a stem are all kept, in path order.
     fn module_of_path(&self, path: &str) -> Option<Target> {
-        let files: Vec<i64> = match self.ix.exact_paths.get(path) {
-            Some(&file) => vec![file],
+        let files: Vec<i64> = match self.ix.file_at(path) {
+            Some(file) => vec![file.id],
             None => self
                 .ix
-                .paths
-                .get(strip_extension(path))?
+                .with_stem(strip_extension(path))
                 .iter()
-                .map(|(_, id)| *id)
+                .map(|&p| self.ix.files[p as usize].id)
                 .collect(),
         };
         let f = self.ix.file(*files.first()?)?;
@@ -691,23 +736,24 @@ impl Resolver {
             // Anywhere in the repository (include paths, load paths): a unique suffix match.
             let name = source.rsplit('/').next().unwrap_or(source);
             let suffix = format!("/{source}");
-            let mut hits: Vec<&String> = self
+            let mut hits: Vec<&str> = self
                 .ix
-                .names
-                .get(name)
-                .map(Vec::as_slice)
-                .unwrap_or(&[])
+                .with_file_name(name)
                 .iter()
-                .filter(|p| p.as_str() == source || p.ends_with(&suffix))
+                .map(|&p| self.ix.files[p as usize].path.as_str())
+                .filter(|p| *p == source || p.ends_with(&suffix))
                 .collect();
             if hits.is_empty() && strip_extension(name) == name {
                 // `require "x/y"` names `x/y.rb`: match on the path without extension.
                 hits = self
                     .ix
-                    .paths
+                    .files
                     .iter()
-                    .filter(|(stem, _)| stem.as_str() == source || stem.ends_with(&suffix))
-                    .flat_map(|(_, files)| files.iter().map(|(p, _)| p))
+                    .map(|f| f.path.as_str())
+                    .filter(|p| {
+                        let stem = strip_extension(p);
+                        stem == source || stem.ends_with(&suffix)
+                    })
                     .collect();
                 hits.sort();
             }
@@ -1249,10 +1295,11 @@ impl Resolver {
             if !matches!(r.kind, RefKind::Inherit | RefKind::Implement) {
                 continue;
             }
-            // Paged import tables are loaded as the clauses need them: a file's are forgotten
-            // once its clauses are resolved (they come a file at a time).
+            // Paged import tables and binding pages are loaded as the clauses need them: a
+            // file's are forgotten once its clauses are resolved (they come a file at a time).
+            // Kept to the end, the pages were 12 MiB of 73 MB of source's inheritance pass.
             if file.replace(r.file) != Some(r.file) {
-                self.forget_other_tables();
+                self.forget_loaded();
             }
             let written = [&r.receiver, &r.implementor];
             let segments = written
@@ -1954,15 +2001,11 @@ impl Resolver {
             return Self::unresolved(r, "external", 0);
         }
         let family = self.ix.family_of_lang[file.lang];
-        let memo = |memo: &MemberMemo| {
-            memo.get(name).and_then(|by_use| {
-                by_use
-                    .iter()
-                    .find(|(kind, fam, _)| *kind == r.kind && *fam == family)
-                    .map(|(_, _, found)| found.clone())
-            })
-        };
-        let remembered = memo(&self.member_memo.lock().unwrap_or_else(|e| e.into_inner()));
+        let remembered = self
+            .member_memo
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name, r.kind, family);
         let found = match remembered {
             Some(found) => found,
             None => {
@@ -1996,9 +2039,7 @@ impl Resolver {
                 self.member_memo
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
-                    .entry(name.to_string())
-                    .or_default()
-                    .push((r.kind, family, found.clone()));
+                    .put(name, r.kind, family, found.clone());
                 found
             }
         };
@@ -2104,6 +2145,39 @@ mod tests {
     use crate::input::{Ref, Resolution};
     use crate::testing::{def as symbol, import, py_file as file, python_rules as rules};
     use sextant_model::{NodeKind, RefKind};
+
+    #[test]
+    fn the_member_memo_answers_what_it_was_given_and_empties_when_full() {
+        let members = |n: u32| -> std::sync::Arc<[Member]> {
+            (0..n)
+                .map(|id| Member {
+                    id,
+                    file: 1,
+                    dir: 0,
+                })
+                .collect()
+        };
+        let mut memo = MemberMemo::default();
+        memo.put("get", RefKind::Call, 0, members(3));
+        memo.put("get", RefKind::Type, 0, members(1));
+        let ids = |m: &MemberMemo, kind, family| {
+            m.get("get", kind, family)
+                .map(|f| f.iter().map(|m| m.id).collect::<Vec<_>>())
+        };
+        assert_eq!(ids(&memo, RefKind::Call, 0), Some(vec![0, 1, 2]));
+        assert_eq!(ids(&memo, RefKind::Type, 0), Some(vec![0]));
+        assert_eq!(ids(&memo, RefKind::Call, 1), None, "another family");
+        // A name with more members than the memo keeps in all: what it held goes first.
+        let many = (MEMO_BYTES / std::mem::size_of::<Member>()) as u32 / 2;
+        memo.put("save", RefKind::Call, 0, members(many));
+        assert!(memo.get("save", RefKind::Call, 0).is_some());
+        assert!(memo.bytes <= MEMO_BYTES);
+        memo.put("run", RefKind::Call, 0, members(many));
+        assert_eq!(ids(&memo, RefKind::Call, 0), None, "emptied when full");
+        assert!(memo.get("save", RefKind::Call, 0).is_none());
+        assert!(memo.get("run", RefKind::Call, 0).is_some());
+        assert!(memo.bytes <= MEMO_BYTES);
+    }
 
     /// `x.save()` with an untyped receiver, in the function `src` of `file`.
     fn save_call(id: i64, file: i64, src: i64) -> Ref {
