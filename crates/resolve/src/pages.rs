@@ -697,7 +697,15 @@ mod tests {
         assert!(handed_out);
         assert_eq!(edges, expected_edges);
         assert!(paged.bindings.is_empty(), "no table kept");
-        assert_eq!(paged.imported_files, in_memory.imported_files);
+        // The reach in two steps: kept whole in memory, made when asked from the direct one.
+        assert!(paged.imported_files.is_empty());
+        for f in [1, 2, 3, 4] {
+            assert_eq!(paged.imported(f), in_memory.imported(f), "file {f}");
+        }
+        assert!(in_memory.imported(2).is_some());
+        paged.load_import_tables(&[2]);
+        assert_eq!(paged.imported_files.keys().collect::<Vec<_>>(), [&2]);
+        assert_eq!(paged.imported(2), in_memory.imported(2));
         assert_eq!(files_of(&bytes), [2, 3].into());
         paged.with_import_tables_from(Box::new(Tables(bytes)));
         // Loaded on first use, without a batch: the passes after the imports run so.
