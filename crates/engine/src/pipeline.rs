@@ -510,6 +510,12 @@ pub fn index(
                     tracing::warn!("imports kept in memory ({}: {e})", data.dir.display());
                 })
                 .ok();
+            inputs.clause_pieces = crate::spill::RefPieces::new(&data.dir)
+                .inspect_err(|e| {
+                    let dir = data.dir.display();
+                    tracing::warn!("inheritance clauses kept in memory ({dir}: {e})");
+                })
+                .ok();
         }
     }
     {
@@ -956,6 +962,7 @@ pub fn index(
         spill: mut r_spill,
         symbol_spill: mut r_symbol_spill,
         import_pieces: mut r_import_pieces,
+        clause_pieces: mut r_clause_pieces,
         spill_error,
         ..
     } = inputs;
@@ -1012,7 +1019,18 @@ pub fn index(
             None => push_bindings(&mut r_bindings, &bindings),
         }
         drop(bindings);
-        r_refs.extend(refs.into_iter().map(resolve_ref));
+        let refs = refs.into_iter().map(resolve_ref);
+        match r_clause_pieces.as_mut() {
+            Some(pieces) => {
+                let refs: Vec<resolve::Ref> = refs.collect();
+                for refs in refs.chunk_by(|a, b| a.file == b.file) {
+                    pieces
+                        .add_refs(refs)
+                        .map_err(|e| Error::Io(format!("inheritance clauses: {e}")))?;
+                }
+            }
+            None => r_refs.extend(refs),
+        }
         let imports = imports.into_iter().map(|i| resolve::Imp {
             id: i.id,
             file: i.file_id,
@@ -1084,10 +1102,15 @@ pub fn index(
         ),
         None => Imports::Memory(r_imports),
     };
+    let r_clauses = r_clause_pieces
+        .map(crate::spill::RefPieces::finish)
+        .transpose()
+        .map_err(|e| Error::Io(format!("inheritance clauses: {e}")))?;
     let tables = move |inheritance: &mut [resolve::Ref], head_dir: Option<&Path>| {
         prepare_resolver(
             TableInputs {
                 files: r_files,
+                clauses: r_clauses,
                 symbols: r_symbols,
                 imports: r_imports,
                 bindings: r_bindings,
@@ -1137,7 +1160,7 @@ pub fn index(
                     head,
                     done,
                     node_file,
-                    import_error,
+                    error,
                 } = prepared;
                 let mut head = head.into_head(&spill_dir, &done, &node_file);
                 page_out_import_tables(&mut resolver, &spill_dir);
@@ -1167,8 +1190,8 @@ pub fn index(
                 // Rows of no file of this generation (none are expected): written at the
                 // end, where they fail as any row of an unknown file does.
                 let rest = head.rest();
-                match import_error {
-                    Some(e) => Err(Error::Io(format!("imports: {e}"))),
+                match error {
+                    Some(e) => Err(Error::Io(e)),
                     None => rest,
                 }
             });
@@ -1268,7 +1291,7 @@ pub fn index(
                     head,
                     done,
                     node_file,
-                    import_error: _,
+                    error: _,
                 } = tables(&mut r_refs, None);
                 let mut head = head.into_output();
                 let resolver_ref = &resolver;
@@ -1698,13 +1721,16 @@ struct Prepared {
     done: FxHashMap<i64, i64>,
     /// The file of every node: each edge belongs to the edge set of its source's file.
     node_file: NodeFiles,
-    /// The first failure to read the imports back from disk (the index fails with it).
-    import_error: Option<String>,
+    /// The first failure to read the imports or the inheritance clauses back from disk (the
+    /// index fails with it), saying which.
+    error: Option<String>,
 }
 
 /// What the resolver's tables are built from ([`prepare_resolver`]).
 struct TableInputs {
     files: Vec<resolve::FileCtx>,
+    /// The inheritance clauses, when they wait on disk (else they are the `refs` given).
+    clauses: Option<crate::spill::SpilledRefs>,
     symbols: resolve::Symbols,
     imports: Imports,
     bindings: resolve::Bindings,
@@ -1731,6 +1757,7 @@ fn prepare_resolver(
 ) -> Prepared {
     let TableInputs {
         files,
+        clauses,
         mut symbols,
         imports,
         mut bindings,
@@ -1748,6 +1775,11 @@ fn prepare_resolver(
         t_step.set(Instant::now());
     };
     let rank: FxHashMap<i64, usize> = files.iter().enumerate().map(|(i, f)| (f.id, i)).collect();
+    // The files in path order, for the clauses on disk (read back a file at a time).
+    let order: Vec<i64> = match &clauses {
+        Some(_) => files.iter().map(|f| f.id).collect(),
+        None => Vec::new(),
+    };
     let rank_of = |file: i64| rank.get(&file).copied().unwrap_or(usize::MAX);
     // Mapped definitions were laid out in this order (`SymbolSpill::finish`).
     if !symbols.is_mapped() {
@@ -1806,7 +1838,7 @@ fn prepare_resolver(
     step("tables");
     resolve::trace::mark(1);
     let mut head = HeadOut::new(head_dir);
-    let mut import_error = None;
+    let mut error = None;
     match imports {
         Imports::Memory(mut imports) => {
             imports.sort_by_cached_key(|i| (rank_of(i.file), i.id));
@@ -1839,14 +1871,17 @@ fn prepare_resolver(
                             }
                         }
                     }
-                    import_error = imports.error().or(table_error);
+                    error = imports
+                        .error()
+                        .map(|e| format!("imports: {e}"))
+                        .or(table_error);
                 }
                 other => {
                     if let Some(Err(e)) = other {
                         tracing::warn!("import tables kept in memory: {e}");
                     }
                     resolver.resolve_imports_into(&imports, &mut |e| head.edge(e, &node_file));
-                    import_error = imports.error();
+                    error = imports.error().map(|e| format!("imports: {e}"));
                 }
             }
         }
@@ -1859,15 +1894,53 @@ fn prepare_resolver(
         .map(|r| (r.id, r.file))
         .collect();
     let mut done = FxHashMap::default();
-    for (id, r) in resolver.resolve_inheritance(refs) {
-        let file = clause_file.get(&id).copied().unwrap_or_default();
-        done.insert(id, file);
-        match r {
-            resolve::Resolution::Edges(edges) => {
-                edges.into_iter().for_each(|e| head.edge(e, &node_file))
+    let mut record = |resolved: Vec<(i64, resolve::Resolution)>, file_of: &dyn Fn(i64) -> i64| {
+        for (id, r) in resolved {
+            let file = file_of(id);
+            done.insert(id, file);
+            match r {
+                resolve::Resolution::Edges(edges) => {
+                    edges.into_iter().for_each(|e| head.edge(e, &node_file))
+                }
+                resolve::Resolution::Unresolved(u) => head.unresolved(u, file),
             }
-            resolve::Resolution::Unresolved(u) => head.unresolved(u, file),
         }
+    };
+    record(resolver.resolve_inheritance(refs), &|id| {
+        clause_file.get(&id).copied().unwrap_or_default()
+    });
+    drop(clause_file);
+    if let Some(clauses) = clauses {
+        // A file at a time, in path order (as the sort above orders them), then the clauses of
+        // files not listed (none are expected) in id order.
+        let listed: rustc_hash::FxHashSet<i64> = order.iter().copied().collect();
+        let unlisted: Vec<i64> = clauses
+            .files()
+            .into_iter()
+            .filter(|f| !listed.contains(f))
+            .collect();
+        drop(listed);
+        let mut rest = Vec::new();
+        for (i, &file) in order.iter().chain(&unlisted).enumerate() {
+            let mut refs = match clauses.refs_of(file) {
+                Ok(refs) => refs.unwrap_or_default(),
+                Err(e) => {
+                    error.get_or_insert(format!("inheritance clauses: {e}"));
+                    continue;
+                }
+            };
+            if i >= order.len() {
+                rest.append(&mut refs);
+                continue;
+            }
+            refs.sort_by_key(|r| r.id);
+            record(resolver.resolve_inheritance(&refs), &|_| file);
+        }
+        rest.sort_by_key(|r| r.id);
+        let rest_file: FxHashMap<i64, i64> = rest.iter().map(|r| (r.id, r.file)).collect();
+        record(resolver.resolve_inheritance(&rest), &|id| {
+            rest_file.get(&id).copied().unwrap_or_default()
+        });
     }
     step("inheritance");
     for e in resolver.overrides() {
@@ -1880,7 +1953,7 @@ fn prepare_resolver(
         head,
         done,
         node_file,
-        import_error,
+        error,
     }
 }
 
@@ -2471,6 +2544,10 @@ pub(crate) struct ResolverInputs {
     /// When streamed, every file's references also go to a temporary file, for resolution to
     /// read back from there instead of from the store (`spill.rs`).
     pub(crate) ref_pieces: Option<crate::spill::RefPieces>,
+    /// When streamed, the inheritance clauses go to a temporary file too (`refs` stays empty),
+    /// read back a file at a time by the inheritance pass: 3.5 MiB on 73 MB of source, held from
+    /// the read phase to the end of that pass.
+    pub(crate) clause_pieces: Option<crate::spill::RefPieces>,
     /// When streamed, the plain names' bindings go to pages on disk (`spill.rs`); `bindings`
     /// holds the others.
     pub(crate) spill: Option<crate::spill::BindingSpill>,
@@ -2527,6 +2604,10 @@ impl ResolverInputs {
             (
                 "reference_pieces_index",
                 self.ref_pieces.as_ref().map_or(0, |s| s.heap_bytes()),
+            ),
+            (
+                "clause_pieces_index",
+                self.clause_pieces.as_ref().map_or(0, |s| s.heap_bytes()),
             ),
             (
                 "binding_pages_index",
@@ -2809,11 +2890,20 @@ pub(crate) fn absorb_rows(batch: &mut Vec<FileBatch>, inputs: &mut ResolverInput
                 tracing::warn!("references read back from the store: {e}");
                 inputs.ref_pieces = None;
             }
-            inputs.refs.extend(
-                refs.into_iter()
-                    .filter(|r| matches!(r.kind, RefKind::Inherit | RefKind::Implement))
-                    .map(to_ref),
-            );
+            let clauses = refs
+                .into_iter()
+                .filter(|r| matches!(r.kind, RefKind::Inherit | RefKind::Implement))
+                .map(to_ref);
+            match inputs.clause_pieces.as_mut() {
+                Some(pieces) => {
+                    if let Err(e) = pieces.add_refs(&clauses.collect::<Vec<_>>()) {
+                        inputs
+                            .spill_error
+                            .get_or_insert(format!("inheritance clauses: {e}"));
+                    }
+                }
+                None => inputs.refs.extend(clauses),
+            }
         }
         let imports = imports.into_iter().map(|i| resolve::Imp {
             id: i.id,

@@ -334,13 +334,29 @@ impl RefPieces {
         };
         self.w.start(first.file_id)?;
         for r in refs {
-            let out = &mut self.w.buf;
-            out.extend_from_slice(&r.id.to_le_bytes());
-            out.extend_from_slice(&r.src_id.to_le_bytes());
-            out.push(kind_code(r.kind));
-            put_str(out, Some(&r.name));
-            put_str(out, r.receiver.as_deref());
-            put_str(out, r.implementor.as_deref());
+            let written = (
+                r.name.as_str(),
+                r.receiver.as_deref(),
+                r.implementor.as_deref(),
+            );
+            encode_ref(&mut self.w.buf, r.id, r.src_id, r.kind, written);
+        }
+        Ok(())
+    }
+
+    /// Files `refs` as resolution takes them, all of one file, in id order.
+    pub(crate) fn add_refs(&mut self, refs: &[resolve::Ref]) -> std::io::Result<()> {
+        let Some(first) = refs.first() else {
+            return Ok(());
+        };
+        self.w.start(first.file)?;
+        for r in refs {
+            let written = (
+                r.name.as_str(),
+                r.receiver.as_deref(),
+                r.implementor.as_deref(),
+            );
+            encode_ref(&mut self.w.buf, r.id, r.src, r.kind, written);
         }
         Ok(())
     }
@@ -348,6 +364,23 @@ impl RefPieces {
     pub(crate) fn finish(self) -> std::io::Result<SpilledRefs> {
         Ok(SpilledRefs(self.w.finish()?))
     }
+}
+
+/// A reference as [`decode_refs`] reads it: id, source, kind, then its name, receiver and
+/// implementor.
+fn encode_ref(
+    out: &mut Vec<u8>,
+    id: i64,
+    src: i64,
+    kind: sextant_model::RefKind,
+    (name, receiver, implementor): (&str, Option<&str>, Option<&str>),
+) {
+    out.extend_from_slice(&id.to_le_bytes());
+    out.extend_from_slice(&src.to_le_bytes());
+    out.push(kind_code(kind));
+    put_str(out, Some(name));
+    put_str(out, receiver);
+    put_str(out, implementor);
 }
 
 fn kind_code(kind: sextant_model::RefKind) -> u8 {
@@ -361,6 +394,11 @@ fn kind_code(kind: sextant_model::RefKind) -> u8 {
 pub(crate) struct SpilledRefs(Pieces);
 
 impl SpilledRefs {
+    /// The files with references here, in order.
+    pub(crate) fn files(&self) -> Vec<i64> {
+        self.0.at.files()
+    }
+
     /// The references of `file` in id order (`None`: it has none here).
     pub(crate) fn refs_of(&self, file: i64) -> std::io::Result<Option<Vec<resolve::Ref>>> {
         let Some(bytes) = self.0.bytes_of(file)? else {
