@@ -1025,7 +1025,7 @@ pub fn index(
                 let refs: Vec<resolve::Ref> = refs.collect();
                 for refs in refs.chunk_by(|a, b| a.file == b.file) {
                     pieces
-                        .add_refs(refs)
+                        .add(refs)
                         .map_err(|e| Error::Io(format!("inheritance clauses: {e}")))?;
                 }
             }
@@ -2896,7 +2896,7 @@ pub(crate) fn absorb_rows(batch: &mut Vec<FileBatch>, inputs: &mut ResolverInput
                 .map(to_ref);
             match inputs.clause_pieces.as_mut() {
                 Some(pieces) => {
-                    if let Err(e) = pieces.add_refs(&clauses.collect::<Vec<_>>()) {
+                    if let Err(e) = pieces.add(&clauses.collect::<Vec<_>>()) {
                         inputs
                             .spill_error
                             .get_or_insert(format!("inheritance clauses: {e}"));

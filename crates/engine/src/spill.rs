@@ -327,42 +327,61 @@ impl RefPieces {
         self.w.heap_bytes()
     }
 
-    /// Files `refs`, all of one file, in id order.
-    pub(crate) fn add(&mut self, refs: &[sextant_store::RefRow]) -> std::io::Result<()> {
+    /// Files `refs` (the store's rows or resolution's references), all of one file, in id
+    /// order.
+    pub(crate) fn add<R: RefParts>(&mut self, refs: &[R]) -> std::io::Result<()> {
         let Some(first) = refs.first() else {
             return Ok(());
         };
-        self.w.start(first.file_id)?;
+        self.w.start(first.file())?;
         for r in refs {
-            let written = (
-                r.name.as_str(),
-                r.receiver.as_deref(),
-                r.implementor.as_deref(),
-            );
-            encode_ref(&mut self.w.buf, r.id, r.src_id, r.kind, written);
-        }
-        Ok(())
-    }
-
-    /// Files `refs` as resolution takes them, all of one file, in id order.
-    pub(crate) fn add_refs(&mut self, refs: &[resolve::Ref]) -> std::io::Result<()> {
-        let Some(first) = refs.first() else {
-            return Ok(());
-        };
-        self.w.start(first.file)?;
-        for r in refs {
-            let written = (
-                r.name.as_str(),
-                r.receiver.as_deref(),
-                r.implementor.as_deref(),
-            );
-            encode_ref(&mut self.w.buf, r.id, r.src, r.kind, written);
+            let (id, src, kind, written) = r.parts();
+            encode_ref(&mut self.w.buf, id, src, kind, written);
         }
         Ok(())
     }
 
     pub(crate) fn finish(self) -> std::io::Result<SpilledRefs> {
         Ok(SpilledRefs(self.w.finish()?))
+    }
+}
+
+/// A reference's name, receiver and implementor as written.
+type Written<'a> = (&'a str, Option<&'a str>, Option<&'a str>);
+
+/// What [`RefPieces::add`] writes of a reference: its file, then id, source, kind and text.
+pub(crate) trait RefParts {
+    fn file(&self) -> i64;
+    fn parts(&self) -> (i64, i64, sextant_model::RefKind, Written<'_>);
+}
+
+impl RefParts for sextant_store::RefRow {
+    fn file(&self) -> i64 {
+        self.file_id
+    }
+
+    fn parts(&self) -> (i64, i64, sextant_model::RefKind, Written<'_>) {
+        let written = (
+            self.name.as_str(),
+            self.receiver.as_deref(),
+            self.implementor.as_deref(),
+        );
+        (self.id, self.src_id, self.kind, written)
+    }
+}
+
+impl RefParts for resolve::Ref {
+    fn file(&self) -> i64 {
+        self.file
+    }
+
+    fn parts(&self) -> (i64, i64, sextant_model::RefKind, Written<'_>) {
+        let written = (
+            self.name.as_str(),
+            self.receiver.as_deref(),
+            self.implementor.as_deref(),
+        );
+        (self.id, self.src, self.kind, written)
     }
 }
 
@@ -373,7 +392,7 @@ fn encode_ref(
     id: i64,
     src: i64,
     kind: sextant_model::RefKind,
-    (name, receiver, implementor): (&str, Option<&str>, Option<&str>),
+    (name, receiver, implementor): Written<'_>,
 ) {
     out.extend_from_slice(&id.to_le_bytes());
     out.extend_from_slice(&src.to_le_bytes());
@@ -1194,7 +1213,7 @@ mod tests {
         pieces.add(&f1[..3]).unwrap();
         pieces.add(&f2).unwrap();
         pieces.add(&f1[3..]).unwrap();
-        pieces.add(&[]).unwrap();
+        pieces.add::<sextant_store::RefRow>(&[]).unwrap();
         let spilled = pieces.finish().unwrap();
         assert_eq!(got(spilled.refs_of(1).unwrap().unwrap()), want(&f1));
         assert_eq!(got(spilled.refs_of(2).unwrap().unwrap()), want(&f2));
