@@ -1170,7 +1170,7 @@ pub fn index(
                     let rows = pool.install(|| {
                         let runs: Vec<RowRun> = refs
                             .par_iter()
-                            .filter(|r| !done.contains_key(&r.id))
+                            .filter(|r| !is_clause(r))
                             .fold(RowRun::default, |mut run, r| {
                                 run.push(resolve_guarded(&resolver, r), r.file, &node_file);
                                 run
@@ -1289,7 +1289,7 @@ pub fn index(
                 let Prepared {
                     resolver,
                     head,
-                    done,
+                    done: _,
                     node_file,
                     error: _,
                 } = tables(&mut r_refs, None);
@@ -1298,7 +1298,7 @@ pub fn index(
                 let runs: Vec<resolve::Output> = pool.install(|| {
                     r_refs
                         .par_iter()
-                        .filter(|r| !done.contains_key(&r.id))
+                        .filter(|r| !is_clause(r))
                         .fold(resolve::Output::default, |mut run, r| {
                             resolve::push(&mut run, resolve_guarded(resolver_ref, r));
                             run
@@ -1717,7 +1717,9 @@ const IN_FLIGHT: usize = 3;
 struct Prepared {
     resolver: resolve::Resolver,
     head: HeadOut,
-    /// The references resolved in `head` (inheritance clauses), with their files.
+    /// The files of the inheritance clauses resolved in `head`, when it keeps its results in
+    /// memory (they become rows by file later); empty when they were written away as made.
+    /// Every clause is resolved there: the passes after it skip them by kind ([`is_clause`]).
     done: FxHashMap<i64, i64>,
     /// The file of every node: each edge belongs to the edge set of its source's file.
     node_file: NodeFiles,
@@ -1890,14 +1892,17 @@ fn prepare_resolver(
     resolver.link_out_of_line_members();
     let clause_file: FxHashMap<i64, i64> = refs
         .iter()
-        .filter(|r| matches!(r.kind, RefKind::Inherit | RefKind::Implement))
+        .filter(|r| is_clause(r))
         .map(|r| (r.id, r.file))
         .collect();
     let mut done = FxHashMap::default();
+    let keep_files = matches!(head, HeadOut::Memory(_));
     let mut record = |resolved: Vec<(i64, resolve::Resolution)>, file_of: &dyn Fn(i64) -> i64| {
         for (id, r) in resolved {
             let file = file_of(id);
-            done.insert(id, file);
+            if keep_files {
+                done.insert(id, file);
+            }
             match r {
                 resolve::Resolution::Edges(edges) => {
                     edges.into_iter().for_each(|e| head.edge(e, &node_file))
@@ -1955,6 +1960,12 @@ fn prepare_resolver(
         node_file,
         error,
     }
+}
+
+/// Whether `r` is an inheritance or implementation clause: resolved before the other references
+/// (`prepare_resolver`), every one of them.
+fn is_clause(r: &resolve::Ref) -> bool {
+    matches!(r.kind, RefKind::Inherit | RefKind::Implement)
 }
 
 /// `parts` in MiB, with their total first: "total 62.2: symbols 28, norms 4.6, ...".
