@@ -1824,7 +1824,7 @@ fn prepare_resolver(
                     },
                     rows: &mut |rows, text| {
                         crate::mapped::table(dir, rows, text)
-                            .inspect_err(|e| kept("normalised names", e))
+                            .inspect_err(|e| kept("files and normalised names", e))
                     },
                 },
             )

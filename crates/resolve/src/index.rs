@@ -2,9 +2,10 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::files::{FileRef, Files};
 use crate::input::{FileCtx, LangRules, Symbol};
 use crate::lists::{NameLists, key_hash};
-use crate::modules::{dir_of, normalize, strip_extension};
+use crate::modules::{dir_of, normalize, normalizes_to, segments, strip_extension};
 use crate::resolver::Freeze;
 use crate::symbols::{MappedTable, SymRef, Symbols};
 
@@ -26,12 +27,15 @@ pub(crate) struct Index {
     pub by_dir: NameLists,
     /// Per file (as in `files`), the number of its directory: files of one directory share it.
     pub file_dir: Vec<u32>,
-    pub files: Vec<FileCtx>,
-    pub file_index: FxHashMap<i64, usize>,
-    /// Normalised module → files.
-    pub modules: FxHashMap<String, Vec<i64>>,
-    /// Last module segment → module keys (for suffix matching of Go import paths).
-    pub module_tails: FxHashMap<String, Vec<String>>,
+    pub files: Files,
+    /// File id → its position in `files` (runs, as `by_id`'s, when never patched).
+    pub file_index: ById,
+    /// Normalised module → the positions of its files, in file order
+    /// ([`Index::module_files`]).
+    pub modules: NameLists,
+    /// Last segment of a normalised module → the positions of its files (for suffix matching
+    /// of Go import paths; [`Index::module_tail`]).
+    pub module_tails: NameLists,
     /// Full path → the file's position in `files` ([`Index::file_at`]). These three tables
     /// keep positions, not copies of the paths (a repository's paths, three times over, were
     /// a few MiB).
@@ -49,7 +53,7 @@ pub(crate) struct Index {
     pub family: Vec<u16>,
 }
 
-/// Symbol id → position.
+/// Symbol or file id → position.
 pub(crate) enum ById {
     /// Any table; the patcher changes it.
     Map(FxHashMap<i64, u32>),
@@ -59,6 +63,42 @@ pub(crate) enum ById {
 }
 
 impl ById {
+    /// An empty table: runs for a table that is never patched, else a map.
+    fn empty(runs: bool) -> ById {
+        if runs {
+            ById::Runs(Vec::new())
+        } else {
+            ById::Map(FxHashMap::default())
+        }
+    }
+
+    /// Adds `id` at position `pos` (positions rising).
+    fn add(&mut self, id: i64, pos: u32) {
+        match self {
+            ById::Map(m) => {
+                m.insert(id, pos);
+            }
+            ById::Runs(runs) => match runs.last_mut() {
+                Some((first, at, len))
+                    if id.checked_sub(*first) == Some(i64::from(*len))
+                        && pos.checked_sub(*at) == Some(*len) =>
+                {
+                    *len += 1
+                }
+                _ => runs.push((id, pos, 1)),
+            },
+        }
+    }
+
+    /// Done adding: runs sorted by first id.
+    fn finish(mut self) -> ById {
+        if let ById::Runs(runs) = &mut self {
+            runs.sort_unstable();
+            runs.shrink_to_fit();
+        }
+        self
+    }
+
     pub fn get(&self, id: i64) -> Option<u32> {
         match self {
             ById::Map(m) => m.get(&id).copied(),
@@ -116,8 +156,9 @@ pub(crate) fn is_spare(s: &SymRef<'_>) -> bool {
 impl Index {
     /// Indexes `symbols` (grouped by file, files in order), with `spare_places` spare places
     /// after each file's run (a file defining nothing gets its spare places too).
-    /// With `freeze`, and definitions that are mapped (a table never patched), the name
-    /// tables and normalised names are laid out read-only through it as they are built.
+    /// With `freeze`, and definitions that are mapped (a table never patched), the files, the
+    /// name tables and the normalised names are laid out read-only through it as they are
+    /// built.
     pub fn build(
         files: Vec<FileCtx>,
         symbols: Symbols,
@@ -158,40 +199,62 @@ impl Index {
                 *families.entry(r.family.clone()).or_insert(n)
             })
             .collect();
-        let mut file_index = FxHashMap::default();
-        let mut modules: FxHashMap<String, Vec<i64>> = FxHashMap::default();
-        let mut module_tails: FxHashMap<String, Vec<String>> = FxHashMap::default();
+        // A mapped table is never patched: its ids as runs (see `ById`), and its tables laid
+        // out read-only through `freeze` as they are built.
+        let mapped = symbols.is_mapped();
+        let mut freeze = freeze.filter(|_| mapped);
+        let mut files = Files::Heap(files);
+        let mut file_index = ById::empty(mapped);
+        let (mut modules, mut module_tails) = (NameLists::default(), NameLists::default());
         let mut dirs: FxHashMap<&str, u32> = FxHashMap::default();
         let mut file_dir = Vec::with_capacity(files.len());
         for (i, f) in files.iter().enumerate() {
-            file_index.insert(f.id, i);
+            let i = i as u32;
+            file_index.add(f.id, i);
             let next = dirs.len() as u32;
-            file_dir.push(*dirs.entry(dir_of(&f.path)).or_insert(next));
-            let key = normalize(&f.module);
-            if !key.is_empty() {
-                let tail = key.rsplit('.').next().unwrap_or(&key).to_string();
-                let keys = module_tails.entry(tail).or_default();
-                if !keys.contains(&key) {
-                    keys.push(key.clone());
-                }
-                modules.entry(key).or_default().push(f.id);
+            file_dir.push(*dirs.entry(dir_of(f.path)).or_insert(next));
+            if let Some(tail) = segments(f.module).next_back() {
+                let key = normalize(f.module);
+                let module_of = |q: u32| files.get(q as usize).module;
+                modules.push(
+                    key_hash(None, &key),
+                    |q| normalizes_to(module_of(q), &key),
+                    i,
+                );
+                module_tails.push(
+                    key_hash(None, tail),
+                    |q| segments(module_of(q)).next_back() == Some(tail),
+                    i,
+                );
             }
         }
+        drop(dirs);
+        let file_index = file_index.finish();
         // By path, so that each list of `paths` and `names` is in path order whatever order
         // the files arrived in.
         let mut by_path: Vec<u32> = (0..files.len() as u32).collect();
-        by_path.sort_by(|&a, &b| files[a as usize].path.cmp(&files[b as usize].path));
+        by_path.sort_by(|&a, &b| files.get(a as usize).path.cmp(files.get(b as usize).path));
         let (mut exact_paths, mut paths, mut names) = Default::default();
         for p in by_path {
-            let path = files[p as usize].path.as_str();
+            let path = files.get(p as usize).path;
             push_path(&mut exact_paths, &files, path, p, exact_path);
             push_path(&mut paths, &files, path, p, strip_extension);
             push_path(&mut names, &files, path, p, file_name);
         }
-        let mut by_id = FxHashMap::default();
-        // A mapped table is never patched: its ids as runs (see `ById`).
-        let mut runs: Option<Vec<(i64, u32, u32)>> = symbols.is_mapped().then(Vec::new);
-        drop(dirs);
+        if let Some(f) = freeze.as_mut() {
+            // On an error a table stays on the heap (the caller's map says why).
+            let _ = files.freeze(&mut *f.rows);
+            for lists in [
+                &mut modules,
+                &mut module_tails,
+                &mut exact_paths,
+                &mut paths,
+                &mut names,
+            ] {
+                let _ = lists.freeze(&mut *f.words);
+            }
+        }
+        let mut by_id = ById::empty(mapped);
         let mut norms = Norms::Heap(Vec::with_capacity(symbols.len()));
         let mut family = Vec::with_capacity(symbols.len());
         for (i, s) in symbols.iter().enumerate() {
@@ -201,31 +264,18 @@ impl Index {
                 family.push(u16::MAX);
                 continue;
             }
-            match runs.as_mut() {
-                Some(runs) => match runs.last_mut() {
-                    Some((first, pos, len))
-                        if s.id.checked_sub(*first) == Some(i64::from(*len))
-                            && i.checked_sub(*pos) == Some(*len) =>
-                    {
-                        *len += 1
-                    }
-                    _ => runs.push((s.id, i, 1)),
-                },
-                None => {
-                    by_id.insert(s.id, i);
-                }
-            }
+            by_id.add(s.id, i);
             norms.heap_mut().push(normalized(s.qname));
             family.push(
                 file_index
-                    .get(&s.file)
-                    .map(|&fi| family_of_lang[files[fi].lang])
+                    .get(s.file)
+                    .map(|fi| family_of_lang[files.get(fi as usize).lang])
                     .unwrap_or(u16::MAX),
             );
         }
+        let by_id = by_id.finish();
         // Each table is built (in position order) and, when a caller keeps them, frozen before
         // the next one: only one is ever on the heap.
-        let mut freeze = freeze.filter(|_| symbols.is_mapped());
         if let Some(f) = freeze.as_mut() {
             // On an error the names stay on the heap (the caller's map says why).
             let _ = norms.freeze(&mut *f.rows);
@@ -258,10 +308,10 @@ impl Index {
             }
         });
         let by_dir = list(&|lists, i, s| {
-            if let Some(&fi) = file_index.get(&s.file)
-                && s.parent == Some(files[fi].node)
+            if let Some(fi) = file_index.get(s.file)
+                && s.parent == Some(files.get(fi as usize).node)
             {
-                let dir = file_dir[fi];
+                let dir = file_dir[fi as usize];
                 lists.push(
                     key_hash(Some(i64::from(dir)), s.name),
                     in_dir(&symbols, &file_index, &file_dir, dir, s.name),
@@ -269,14 +319,6 @@ impl Index {
                 );
             }
         });
-        let by_id = match runs {
-            Some(mut runs) => {
-                runs.sort_unstable();
-                runs.shrink_to_fit();
-                ById::Runs(runs)
-            }
-            None => ById::Map(by_id),
-        };
         Index {
             symbols,
             norms,
@@ -299,39 +341,45 @@ impl Index {
         }
     }
 
-    pub fn file(&self, id: i64) -> Option<&FileCtx> {
-        self.file_index.get(&id).map(|&i| &self.files[i])
+    pub fn file(&self, id: i64) -> Option<FileRef<'_>> {
+        self.file_index.get(id).map(|i| self.files.get(i as usize))
+    }
+
+    /// The positions of the files of the normalised module `key`, in file order.
+    pub fn module_files(&self, key: &str) -> &[u32] {
+        self.modules.get(key_hash(None, key), |p| {
+            normalizes_to(self.files.get(p as usize).module, key)
+        })
+    }
+
+    /// The positions of the files whose normalised module ends with the segment `tail`.
+    pub fn module_tail(&self, tail: &str) -> &[u32] {
+        self.module_tails.get(key_hash(None, tail), |p| {
+            segments(self.files.get(p as usize).module).next_back() == Some(tail)
+        })
     }
 
     /// About the heap bytes of the per-file tables (for the debug log).
     pub fn file_bytes(&self) -> usize {
-        use crate::lists::table_bytes;
-        use std::mem::size_of;
-        let strings =
-            |keys: &mut dyn Iterator<Item = &String>| -> usize { keys.map(|k| k.capacity()).sum() };
-        self.files.capacity() * size_of::<FileCtx>()
-            + strings(&mut self.files.iter().flat_map(|f| [&f.path, &f.module]))
-            + table_bytes::<(i64, usize)>(self.file_index.capacity())
+        self.files.heap_bytes()
+            + self.file_index.heap_bytes()
             + self.file_dir.capacity() * 4
-            + table_bytes::<(String, Vec<i64>)>(self.modules.capacity())
-            + strings(&mut self.modules.keys())
-            + self
-                .modules
-                .values()
-                .map(|v| v.capacity() * 8)
-                .sum::<usize>()
-            + table_bytes::<(String, Vec<String>)>(self.module_tails.capacity())
-            + strings(&mut self.module_tails.keys())
-            + strings(&mut self.module_tails.values().flatten())
-            + self.exact_paths.heap_bytes()
-            + self.paths.heap_bytes()
-            + self.names.heap_bytes()
+            + [
+                &self.modules,
+                &self.module_tails,
+                &self.exact_paths,
+                &self.paths,
+                &self.names,
+            ]
+            .iter()
+            .map(|l| l.heap_bytes())
+            .sum::<usize>()
     }
 
     /// The file at exactly `path`.
-    pub fn file_at(&self, path: &str) -> Option<&FileCtx> {
+    pub fn file_at(&self, path: &str) -> Option<FileRef<'_>> {
         let at = self.path_list(&self.exact_paths, path, exact_path);
-        at.first().map(|&p| &self.files[p as usize])
+        at.first().map(|&p| self.files.get(p as usize))
     }
 
     /// The positions of the files whose path without extension is `stem`, by path.
@@ -351,7 +399,7 @@ impl Index {
         key_of: fn(&str) -> &str,
     ) -> &'a [u32] {
         lists.get(key_hash(None, key), |p| {
-            key_of(&self.files[p as usize].path) == key
+            key_of(self.files.get(p as usize).path) == key
         })
     }
 
@@ -380,10 +428,10 @@ impl Index {
 
     /// The top-level symbols named `name` in the directory of file `file`.
     pub fn dir_named(&self, file: i64, name: &str) -> &[u32] {
-        let Some(&fi) = self.file_index.get(&file) else {
+        let Some(fi) = self.file_index.get(file) else {
             return &[];
         };
-        let dir = self.file_dir[fi];
+        let dir = self.file_dir[fi as usize];
         self.by_dir.get(
             key_hash(Some(i64::from(dir)), name),
             in_dir(&self.symbols, &self.file_index, &self.file_dir, dir, name),
@@ -407,17 +455,11 @@ fn file_name(path: &str) -> &str {
 }
 
 /// Adds the file at position `p` (of path `path`) to `lists` under `key_of(path)`.
-fn push_path(
-    lists: &mut NameLists,
-    files: &[FileCtx],
-    path: &str,
-    p: u32,
-    key_of: fn(&str) -> &str,
-) {
+fn push_path(lists: &mut NameLists, files: &Files, path: &str, p: u32, key_of: fn(&str) -> &str) {
     let key = key_of(path);
     lists.push(
         key_hash(None, key),
-        |q| key_of(&files[q as usize].path) == key,
+        |q| key_of(files.get(q as usize).path) == key,
         p,
     );
 }
@@ -534,14 +576,17 @@ pub(crate) fn normed<'a>(
 /// (the key of [`Index::by_dir`]).
 pub(crate) fn in_dir<'a>(
     symbols: &'a Symbols,
-    file_index: &'a FxHashMap<i64, usize>,
+    file_index: &'a ById,
     file_dir: &'a [u32],
     dir: u32,
     name: &'a str,
 ) -> impl Fn(u32) -> bool + 'a {
     move |p| {
         let s = symbols.get(p as usize);
-        s.name == name && file_index.get(&s.file).is_some_and(|&f| file_dir[f] == dir)
+        s.name == name
+            && file_index
+                .get(s.file)
+                .is_some_and(|f| file_dir[f as usize] == dir)
     }
 }
 

@@ -10,6 +10,7 @@
 //! gives an unresolved reference with its reason.
 
 mod bindings;
+mod files;
 mod index;
 mod input;
 mod lists;

@@ -5,16 +5,25 @@
 /// (`a::b`, `a\b`, `a/b.c` all become `a.b` / `a.b.c`).
 pub fn normalize(qname: &str) -> String {
     let mut out = String::with_capacity(qname.len());
-    for seg in qname
-        .split(['.', ':', '\\', '/', '#'])
-        .filter(|s| !s.is_empty())
-    {
+    for seg in segments(qname) {
         if !out.is_empty() {
             out.push('.');
         }
         out.push_str(seg);
     }
     out
+}
+
+/// The segments [`normalize`] joins with dots.
+pub(crate) fn segments(qname: &str) -> impl DoubleEndedIterator<Item = &str> {
+    qname
+        .split(['.', ':', '\\', '/', '#'])
+        .filter(|s| !s.is_empty())
+}
+
+/// Whether `normalize(qname) == key`, without making the normalised name.
+pub(crate) fn normalizes_to(qname: &str, key: &str) -> bool {
+    !key.is_empty() && segments(qname).eq(key.split('.'))
 }
 
 /// Drops a known source extension from a path.

@@ -507,7 +507,8 @@ mod tests {
         let replaced = r.replace_file(1, file(2, "a.py"), Vec::new(), Vec::new());
         assert_eq!(replaced.err(), Some(PatchError::Paged));
 
-        // Its name tables and normalised names can be laid out read-only as they are built.
+        // Its files, their five tables, its four name tables and its normalised names can be
+        // laid out read-only as they are built.
         let laid_out = std::cell::Cell::new(0);
         let freeze = |symbols: crate::symbols::Symbols| {
             Resolver::frozen(
@@ -530,16 +531,14 @@ mod tests {
         let heap =
             |r: &Resolver, part: &str| r.table_bytes().iter().find(|p| p.0 == part).unwrap().1;
         let frozen = freeze(crate::symbols::mapped_copy(&symbols.clone().into()));
-        assert_eq!(
-            laid_out.get(),
-            5,
-            "four name tables and the normalised names"
-        );
+        assert_eq!(laid_out.get(), 11, "1 + 5 file tables, 4 + 1 symbol tables");
         assert_eq!((heap(&frozen, "by_norm"), heap(&frozen, "norms")), (0, 0));
+        // The files' tables keep only a run of ids and a directory per file.
+        assert_eq!(heap(&frozen, "files"), 16 + 4 * files.len());
         assert_eq!(targets(frozen.resolve(&call())), in_memory);
         // Definitions on the heap (a resolver that may be patched): nothing is laid out.
         let kept = freeze(symbols.into());
-        assert_eq!(laid_out.get(), 5);
+        assert_eq!(laid_out.get(), 11);
         assert_ne!(heap(&kept, "by_norm"), 0);
         assert_eq!(targets(kept.resolve(&call())), in_memory);
     }

@@ -138,7 +138,7 @@ impl Resolver {
         binds: Vec<Bind>,
     ) -> Result<Replaced, PatchError> {
         self.tables_changed();
-        let Some(&fi) = self.ix.file_index.get(&old) else {
+        let Some(fi) = self.ix.file_index.get(old) else {
             return Err(PatchError::UnknownFile);
         };
         if self.binds_unordered {
@@ -147,7 +147,8 @@ impl Resolver {
         if !self.patchable() {
             return Err(PatchError::Paged);
         }
-        let before = &self.ix.files[fi];
+        let fi = fi as usize;
+        let before = self.ix.files.get(fi);
         if before.path != ctx.path
             || before.module != ctx.module
             || before.lang != ctx.lang
@@ -401,18 +402,17 @@ impl Resolver {
 
         // Files.
         let new_file = ctx.id;
-        self.ix.file_index.remove(&old);
-        self.ix.file_index.insert(new_file, fi);
+        let file_index = self.ix.file_index.map_mut();
+        file_index.remove(&old);
+        file_index.insert(new_file, fi as u32);
+        // The module and path tables keep positions: the file keeps its module, its path and
+        // its position.
+        self.ix.files.set(fi, ctx);
         let swap = |id: &mut i64| {
             if *id == old {
                 *id = new_file;
             }
         };
-        for files in self.ix.modules.values_mut() {
-            files.iter_mut().for_each(swap);
-        }
-        // The path tables keep positions: the file keeps its path and its position.
-        self.ix.files[fi] = ctx;
         let map = matching.map;
         let node = |id: &mut i64| {
             if let Some(&n) = map.get(id) {
@@ -618,11 +618,7 @@ mod tests {
         }
         for v in r.ix.by_dir.lists() {
             let s = r.ix.symbols.get(v[0] as usize);
-            let path = &r
-                .ix
-                .file(s.file)
-                .map(|f| f.path.as_str())
-                .unwrap_or_default();
+            let path = &r.ix.file(s.file).map(|f| f.path).unwrap_or_default();
             out.push(format!(
                 "dir {:?} {} {:?}",
                 crate::modules::dir_of(path),

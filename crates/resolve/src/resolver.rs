@@ -4,10 +4,11 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use sextant_model::{Confidence, EdgeKind, NodeKind, Provenance, RefKind};
 
 use crate::bindings::Bindings;
+use crate::files::FileRef;
 use crate::index::Index;
 use crate::input::{Binds, Edge, FileCtx, Imp, LangRules, Output, Ref, Resolution, Unresolved};
 use crate::lists::{NameLists, key_hash};
-use crate::modules::{dir_of, join_relative, normalize, strip_extension};
+use crate::modules::{dir_of, join_relative, normalize, segments, strip_extension};
 use crate::symbols::{MappedTable, Symbols};
 
 /// At most this many candidates are kept as `ambiguous` edges; more is `too_many_candidates`.
@@ -391,9 +392,8 @@ impl Resolver {
             let file = self
                 .ix
                 .file_index
-                .get(&b.file)
-                .copied()
-                .unwrap_or(u32::MAX as usize);
+                .get(b.file)
+                .map_or(u32::MAX as usize, |p| p as usize);
             let key = bind_key(file, local);
             if self.bind_order.last().is_some_and(|&k| k > key) {
                 self.binds_unordered = true;
@@ -606,17 +606,21 @@ impl Resolver {
         }
     }
 
-    pub(crate) fn rules_of(&self, file: &FileCtx) -> &LangRules {
+    pub(crate) fn rules_of(&self, file: FileRef<'_>) -> &LangRules {
         &self.ix.rules[file.lang]
     }
 
     // ---------------------------------------------------------------- modules and imports
 
     fn lookup_key(&self, key: &str) -> Option<Target> {
-        if let Some(files) = self.ix.modules.get(key) {
+        let files = self.ix.module_files(key);
+        if !files.is_empty() {
             return Some(Target::Module {
                 key: key.to_string(),
-                files: files.clone(),
+                files: files
+                    .iter()
+                    .map(|&p| self.ix.files.get(p as usize).id)
+                    .collect(),
             });
         }
         let syms = self.ix.norm_named(key);
@@ -632,18 +636,18 @@ impl Resolver {
                 .ix
                 .with_stem(strip_extension(path))
                 .iter()
-                .map(|&p| self.ix.files[p as usize].id)
+                .map(|&p| self.ix.files.get(p as usize).id)
                 .collect(),
         };
         let f = self.ix.file(*files.first()?)?;
         Some(Target::Module {
-            key: normalize(&f.module),
+            key: normalize(f.module),
             files,
         })
     }
 
     /// A module path as written in an import, seen from `file`.
-    fn resolve_module(&self, file: &FileCtx, source: &str) -> Target {
+    fn resolve_module(&self, file: FileRef<'_>, source: &str) -> Target {
         let rules = self.rules_of(file);
         let source = source.trim();
         if source.is_empty() {
@@ -675,7 +679,7 @@ impl Resolver {
         // Relative file paths (JS/TS, Ruby require_relative, C includes).
         if source.starts_with("./") || source.starts_with("../") || source == "." || source == ".."
         {
-            let Some(joined) = join_relative(dir_of(&file.path), source) else {
+            let Some(joined) = join_relative(dir_of(file.path), source) else {
                 return Target::External;
             };
             let stripped = strip_extension(&joined).to_string();
@@ -723,30 +727,32 @@ impl Resolver {
         }
         // Paths with slashes: includes, requires, Go import paths.
         if source.contains('/') || source.ends_with(".h") || source.ends_with(".hpp") {
-            if let Some(joined) = join_relative(dir_of(&file.path), source)
+            if let Some(joined) = join_relative(dir_of(file.path), source)
                 && let Some(t) = self.module_of_path(&joined)
             {
                 return t;
             }
             if style == "go" {
                 let segs: Vec<&str> = source.split('/').filter(|s| !s.is_empty()).collect();
-                if let Some(keys) = segs.last().and_then(|t| self.ix.module_tails.get(*t)) {
-                    // Longest matching suffix of the import path wins.
-                    let mut best: Option<(usize, &String)> = None;
-                    for key in keys {
-                        let kseg: Vec<&str> = key.split('.').collect();
-                        let common = kseg
-                            .iter()
+                if let Some(tail) = segs.last() {
+                    // Longest matching suffix of the import path wins (the first module, in
+                    // file order, of those matching as long a suffix).
+                    let mut best: Option<(usize, &str)> = None;
+                    for &p in self.ix.module_tail(tail) {
+                        let module = self.ix.files.get(p as usize).module;
+                        let common = segments(module)
                             .rev()
                             .zip(segs.iter().rev())
-                            .take_while(|(a, b)| a == b)
+                            .take_while(|(a, b)| a == *b)
                             .count();
                         if common > 0 && best.is_none_or(|(c, _)| common > c) {
-                            best = Some((common, key));
+                            best = Some((common, module));
                         }
                     }
-                    if let Some((_, key)) = best {
-                        return self.lookup_key(key).unwrap_or(Target::External);
+                    if let Some((_, module)) = best {
+                        return self
+                            .lookup_key(&normalize(module))
+                            .unwrap_or(Target::External);
                     }
                 }
                 return Target::External;
@@ -758,7 +764,7 @@ impl Resolver {
                 .ix
                 .with_file_name(name)
                 .iter()
-                .map(|&p| self.ix.files[p as usize].path.as_str())
+                .map(|&p| self.ix.files.get(p as usize).path)
                 .filter(|p| *p == source || p.ends_with(&suffix))
                 .collect();
             if hits.is_empty() && strip_extension(name) == name {
@@ -767,7 +773,7 @@ impl Resolver {
                     .ix
                     .files
                     .iter()
-                    .map(|f| f.path.as_str())
+                    .map(|f| f.path)
                     .filter(|p| {
                         let stem = strip_extension(p);
                         stem == source || stem.ends_with(&suffix)
@@ -787,7 +793,7 @@ impl Resolver {
             return t;
         }
         // Same-directory files (C `#include "x.h"`, Ruby `require "x"`).
-        let local = join_relative(dir_of(&file.path), source);
+        let local = join_relative(dir_of(file.path), source);
         if let Some(t) = local.and_then(|p| self.module_of_path(&p)) {
             return t;
         }
@@ -956,10 +962,10 @@ impl Resolver {
         let mut out: FxHashSet<u32> = FxHashSet::default();
         let mut stack: Vec<(i64, u32)> = files.iter().map(|&f| (f, 0)).collect();
         while let Some((f, depth)) = stack.pop() {
-            let Some(&fi) = self.ix.file_index.get(&f) else {
+            let Some(fi) = self.ix.file_index.get(f) else {
                 continue;
             };
-            if !out.insert(fi as u32) || depth >= MAX_REEXPORT_DEPTH {
+            if !out.insert(fi) || depth >= MAX_REEXPORT_DEPTH {
                 continue;
             }
             for t in self
@@ -1381,7 +1387,7 @@ impl Resolver {
 
     // ---------------------------------------------------------------- references
 
-    pub(crate) fn keep(&self, r: &Ref, file: &FileCtx, cands: &[u32]) -> Vec<u32> {
+    pub(crate) fn keep(&self, r: &Ref, file: FileRef<'_>, cands: &[u32]) -> Vec<u32> {
         let fam = self.ix.family_of_lang[file.lang];
         let mut seen = FxHashSet::default();
         let kept: Vec<u32> = cands
@@ -1563,7 +1569,7 @@ impl Resolver {
     }
 
     /// Global candidates for a plain name: top-level definitions and namespace members.
-    fn global(&self, r: &Ref, file: &FileCtx, name: &str) -> Vec<u32> {
+    fn global(&self, r: &Ref, file: FileRef<'_>, name: &str) -> Vec<u32> {
         let all = self.ix.named(name);
         let kept = self.keep(r, file, all);
         kept.into_iter()
@@ -1581,7 +1587,7 @@ impl Resolver {
             .collect()
     }
 
-    fn resolve_plain(&self, r: &Ref, file: &FileCtx, name: &str) -> Resolution {
+    fn resolve_plain(&self, r: &Ref, file: FileRef<'_>, name: &str) -> Resolution {
         let rules = self.rules_of(file);
         // `self` / `cls` read as a value is a parameter.
         if r.kind == RefKind::Read && rules.self_names.iter().any(|s| s == name) {
@@ -1696,7 +1702,7 @@ impl Resolver {
             return Self::unresolved(r, "external", 0);
         }
         // 4. The same package or directory.
-        let module = normalize(&file.module);
+        let module = normalize(file.module);
         if !module.is_empty() {
             let found = dotted(&module, name, |key| {
                 self.keep(r, file, self.ix.norm_named(key))
@@ -1724,7 +1730,7 @@ impl Resolver {
     }
 
     /// What the first segment of a receiver path denotes.
-    fn resolve_head(&self, r: &Ref, file: &FileCtx, head: &str) -> Option<Target> {
+    fn resolve_head(&self, r: &Ref, file: FileRef<'_>, head: &str) -> Option<Target> {
         if let Some(t) = self
             .file_bindings(file.id)
             .as_deref()
@@ -1796,7 +1802,7 @@ impl Resolver {
     pub(crate) fn resolve_with_receiver(
         &self,
         r: &Ref,
-        file: &FileCtx,
+        file: FileRef<'_>,
         recv: &str,
         depth: u32,
     ) -> Resolution {
@@ -1885,7 +1891,13 @@ impl Resolver {
     /// Member `r.name` of the receiver's type, when receiver typing tells the type. A known type
     /// without that member (inherited from outside the repository, or dynamic) leaves the
     /// reference unresolved rather than guessing by name.
-    fn typed_member(&self, r: &Ref, file: &FileCtx, recv: &str, depth: u32) -> Option<Resolution> {
+    fn typed_member(
+        &self,
+        r: &Ref,
+        file: FileRef<'_>,
+        recv: &str,
+        depth: u32,
+    ) -> Option<Resolution> {
         if depth > crate::typing::MAX_TYPE_DEPTH {
             return None;
         }
@@ -2029,7 +2041,7 @@ impl Resolver {
     }
 
     /// The receiver's type is unknown: candidates are members with that name anywhere.
-    pub(crate) fn member_candidates(&self, r: &Ref, file: &FileCtx, name: &str) -> Resolution {
+    pub(crate) fn member_candidates(&self, r: &Ref, file: FileRef<'_>, name: &str) -> Resolution {
         if self.rules_of(file).builtin_members.contains(name) {
             return Self::unresolved(r, "external", 0);
         }
@@ -2065,7 +2077,7 @@ impl Resolver {
                             dir: self
                                 .ix
                                 .file(file)
-                                .map_or(u64::MAX, |ctx| dir_hash(dir_of(&ctx.path))),
+                                .map_or(u64::MAX, |ctx| dir_hash(dir_of(ctx.path))),
                         }
                     })
                     .collect();
@@ -2082,7 +2094,7 @@ impl Resolver {
         // Only members this file can see: defined here, in its directory, or in a file it
         // imports. A same-named member elsewhere is no evidence (the receiver's type is unknown).
         let imported = self.imported(file.id);
-        let dir = dir_of(&file.path);
+        let dir = dir_of(file.path);
         let hash = dir_hash(dir);
         let visible: Vec<u32> = found
             .iter()
@@ -2095,7 +2107,7 @@ impl Resolver {
                         && self
                             .ix
                             .file(m.file)
-                            .is_some_and(|ctx| dir_of(&ctx.path) == dir)
+                            .is_some_and(|ctx| dir_of(ctx.path) == dir)
             })
             .map(|m| m.id)
             .collect();

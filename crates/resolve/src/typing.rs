@@ -9,7 +9,8 @@
 use sextant_model::{NodeKind, RefKind};
 
 use crate::bindings::BindRef;
-use crate::input::{FileCtx, Ref, Resolution};
+use crate::files::FileRef;
+use crate::input::{Ref, Resolution};
 use crate::lists::key_hash;
 use crate::pages::Bound;
 use crate::resolver::{Resolver, bound_in, bound_named};
@@ -234,7 +235,7 @@ impl Resolver {
 
     /// The binding of `name` visible from `src`: innermost scope first; in a scope, the first
     /// with a declared type, else the first with a value, else the first.
-    pub(crate) fn binding_of(&self, src: i64, file: &FileCtx, name: &str) -> Option<Bound<'_>> {
+    pub(crate) fn binding_of(&self, src: i64, file: FileRef<'_>, name: &str) -> Option<Bound<'_>> {
         let pages = self.pages.as_ref().filter(|_| crate::pages::paged(name));
         let mut page: Option<(i64, std::sync::Arc<crate::pages::Page>)> = None;
         for scope in self.scope_chain(src, file.node) {
@@ -266,7 +267,7 @@ impl Resolver {
 
     /// The file whose bindings hold those of `scope` (a definition, or a File node) seen from
     /// `file`.
-    fn scope_file(&self, scope: i64, file: &FileCtx) -> i64 {
+    fn scope_file(&self, scope: i64, file: FileRef<'_>) -> i64 {
         if scope == file.node {
             return file.id;
         }
@@ -284,7 +285,7 @@ impl Resolver {
     pub(crate) fn receiver_types(
         &self,
         r: &Ref,
-        file: &FileCtx,
+        file: FileRef<'_>,
         recv: &str,
         depth: u32,
     ) -> Option<Vec<u32>> {
