@@ -21,6 +21,7 @@ mod scip_map;
 mod scip_merge;
 mod search;
 mod spill;
+mod stat_rows;
 mod types;
 mod warmup;
 mod watch;

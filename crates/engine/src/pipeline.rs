@@ -562,7 +562,7 @@ pub fn index(
     let mut rows_seconds = 0.0f64;
     let mut sql_seconds = 0.0f64;
     // The files this run read and hashed, for the stat cache.
-    let mut stat_rows: Vec<sextant_store::StatRow> = Vec::new();
+    let mut stat_rows = crate::stat_rows::StatRows::new(&data.dir);
 
     // Files parsed while their language's queries compile (see `AHEAD_BYTES`).
     let ahead: std::sync::Mutex<Vec<Ahead>> = std::sync::Mutex::new(Vec::new());
@@ -929,7 +929,7 @@ pub fn index(
         }
         mark("publish", &mut phases);
         store.collect_garbage(2)?;
-        save_stat_cache(&mut store, &stat_rows, &stat_forget);
+        save_stat_cache(&mut store, stat_rows, &stat_forget);
         mark("gc", &mut phases);
         push(&mut cache, &store, generation, &summary, &mut phases);
         summary.cache = cache;
@@ -1126,13 +1126,12 @@ pub fn index(
         // References are read back from the store a batch of files at a time (path order),
         // resolved on the pool and written as each batch comes back: memory holds the
         // resolver's tables and a few batches, not every reference and every edge row.
-        let batches = ref_batches(&all_files, &ref_ranges);
-        let ranges: FxHashMap<i64, sextant_store::RefRange> =
-            ref_ranges.into_iter().map(|r| (r.file_id, r)).collect();
+        let ranges = FileRanges::new(ref_ranges);
+        let batches = ref_batches(&all_files, &ranges);
         let batch_ranges = |b: usize| -> Vec<sextant_store::RefRange> {
             all_files[batches[b].clone()]
                 .iter()
-                .filter_map(|f| ranges.get(f).copied())
+                .filter_map(|&f| ranges.get(f).copied())
                 .collect()
         };
         let mut counts = Counts::default();
@@ -1201,7 +1200,7 @@ pub fn index(
             let batch_refs = |b: usize| -> u64 {
                 all_files[batches[b].clone()]
                     .iter()
-                    .filter_map(|f| ranges.get(f).map(|r| r.count))
+                    .filter_map(|&f| ranges.get(f).map(|r| r.count))
                     .sum()
             };
             let mut send_next = |builder: &mut sextant_store::GenerationBuilder,
@@ -1378,7 +1377,7 @@ pub fn index(
         store.mark_dirty(generation)?;
     }
     store.collect_garbage(2)?;
-    save_stat_cache(&mut store, &stat_rows, &stat_forget);
+    save_stat_cache(&mut store, stat_rows, &stat_forget);
     mark("publish", &mut phases);
     push(&mut cache, &store, generation, &summary, &mut phases);
     summary.cache = cache;
@@ -1487,8 +1486,8 @@ fn stat_row(
 
 /// Records what a run hashed in the stat cache (after publishing: the cache is advisory, so a
 /// failure here is logged, never failing the run).
-fn save_stat_cache(store: &mut Store, rows: &[sextant_store::StatRow], forget: &[String]) {
-    if let Err(e) = store.update_stat_cache(rows, forget) {
+fn save_stat_cache(store: &mut Store, rows: crate::stat_rows::StatRows, forget: &[String]) {
+    if let Err(e) = store.update_stat_cache(rows.into_rows(), forget) {
         tracing::warn!(error = %e, "could not update the stat cache");
     }
 }
@@ -1824,7 +1823,7 @@ fn prepare_resolver(
                     },
                     rows: &mut |rows, text| {
                         crate::mapped::table(dir, rows, text)
-                            .inspect_err(|e| kept("files and normalised names", e))
+                            .inspect_err(|e| kept("files, normalised names or families", e))
                     },
                 },
             )
@@ -1947,6 +1946,7 @@ fn prepare_resolver(
             rest_file.get(&id).copied().unwrap_or_default()
         });
     }
+    resolver.hierarchy_complete();
     step("inheritance");
     for e in resolver.overrides() {
         head.edge(e, &node_file);
@@ -2188,14 +2188,30 @@ fn batch_rows(
     ResolvedRows::finish(edges, unresolved, files)
 }
 
+/// Where each file's references are in the store, by file id (sorted: as a map they were about
+/// 50 bytes a file).
+struct FileRanges(Vec<sextant_store::RefRange>);
+
+impl FileRanges {
+    fn new(mut ranges: Vec<sextant_store::RefRange>) -> FileRanges {
+        ranges.sort_unstable_by_key(|r| r.file_id);
+        ranges.shrink_to_fit();
+        FileRanges(ranges)
+    }
+
+    fn get(&self, file: i64) -> Option<&sextant_store::RefRange> {
+        let at = self.0.binary_search_by_key(&file, |r| r.file_id).ok()?;
+        Some(&self.0[at])
+    }
+}
+
 /// Batches of files (ranges of `files`, in order) of about [`REF_BATCH`] references each.
-fn ref_batches(files: &[i64], ranges: &[sextant_store::RefRange]) -> Vec<std::ops::Range<usize>> {
-    let count: FxHashMap<i64, u64> = ranges.iter().map(|r| (r.file_id, r.count)).collect();
+fn ref_batches(files: &[i64], ranges: &FileRanges) -> Vec<std::ops::Range<usize>> {
     let mut batches = Vec::new();
     let mut start = 0;
     let mut n = 0;
-    for (i, file) in files.iter().enumerate() {
-        n += count.get(file).copied().unwrap_or_default();
+    for (i, &file) in files.iter().enumerate() {
+        n += ranges.get(file).map_or(0, |r| r.count);
         if n >= REF_BATCH {
             batches.push(start..i + 1);
             start = i + 1;
@@ -3191,10 +3207,18 @@ mod tests {
             range(9, 2 * REF_BATCH),
             range(7, 4),
         ];
-        assert_eq!(ref_batches(&files, &ranges), vec![0..2, 2..3, 3..5]);
-        assert_eq!(ref_batches(&files, &[]), vec![0..5]);
-        assert_eq!(ref_batches(&[], &[]), vec![0..0]);
-        assert_eq!(ref_batches(&[9], &[range(9, REF_BATCH)]), vec![0..1]);
+        let batches = |files: &[i64], ranges: &[sextant_store::RefRange]| {
+            ref_batches(files, &FileRanges::new(ranges.to_vec()))
+        };
+        assert_eq!(batches(&files, &ranges), vec![0..2, 2..3, 3..5]);
+        assert_eq!(batches(&files, &[]), vec![0..5]);
+        assert_eq!(batches(&[], &[]), vec![0..0]);
+        assert_eq!(batches(&[9], &[range(9, REF_BATCH)]), vec![0..1]);
+        let found = FileRanges::new(ranges.to_vec());
+        for f in [5, 3, 9, 7, 1, 0, 10] {
+            let expected = ranges.iter().find(|r| r.file_id == f).map(|r| r.count);
+            assert_eq!(found.get(f).map(|r| r.count), expected, "file {f}");
+        }
     }
 
     #[test]

@@ -49,8 +49,8 @@ pub(crate) struct Index {
     pub rules: Vec<LangRules>,
     /// Family id per rules entry.
     pub family_of_lang: Vec<u16>,
-    /// Family id per symbol.
-    pub family: Vec<u16>,
+    /// Family id per symbol ([`Family`]).
+    pub family: Family,
 }
 
 /// Symbol or file id → position.
@@ -256,17 +256,17 @@ impl Index {
         }
         let mut by_id = ById::empty(mapped);
         let mut norms = Norms::Heap(Vec::with_capacity(symbols.len()));
-        let mut family = Vec::with_capacity(symbols.len());
+        let mut family = Family::Heap(Vec::with_capacity(symbols.len()));
         for (i, s) in symbols.iter().enumerate() {
             let i = i as u32;
             if is_spare(&s) {
                 norms.heap_mut().push(None);
-                family.push(u16::MAX);
+                family.heap_mut().push(u16::MAX);
                 continue;
             }
             by_id.add(s.id, i);
             norms.heap_mut().push(normalized(s.qname));
-            family.push(
+            family.heap_mut().push(
                 file_index
                     .get(s.file)
                     .map(|fi| family_of_lang[files.get(fi as usize).lang])
@@ -277,8 +277,9 @@ impl Index {
         // Each table is built (in position order) and, when a caller keeps them, frozen before
         // the next one: only one is ever on the heap.
         if let Some(f) = freeze.as_mut() {
-            // On an error the names stay on the heap (the caller's map says why).
+            // On an error they stay on the heap (the caller's map says why).
             let _ = norms.freeze(&mut *f.rows);
+            let _ = family.freeze(&mut *f.rows);
         }
         let mut list = |fill: &dyn Fn(&mut NameLists, u32, &SymRef<'_>)| {
             let mut lists = NameLists::default();
@@ -562,6 +563,66 @@ impl Norms {
     }
 }
 
+/// The language family of the symbol at each position (`u16::MAX`: none, a spare place).
+pub(crate) enum Family {
+    Heap(Vec<u16>),
+    /// Laid out read-only ([`Family::freeze`]): two bytes a position, in the rows.
+    Frozen(Box<dyn MappedTable>),
+}
+
+impl Family {
+    pub(crate) fn get(&self, i: usize) -> u16 {
+        match self {
+            Family::Heap(v) => v[i],
+            Family::Frozen(t) => u16::from_le_bytes([t.rows()[2 * i], t.rows()[2 * i + 1]]),
+        }
+    }
+
+    /// The families on the heap, to change (only those never frozen change).
+    pub(crate) fn heap_mut(&mut self) -> &mut Vec<u16> {
+        match self {
+            Family::Heap(v) => v,
+            Family::Frozen(_) => panic!("frozen families do not change"),
+        }
+    }
+
+    pub(crate) fn heap_bytes(&self) -> usize {
+        match self {
+            Family::Heap(v) => v.capacity() * 2,
+            Family::Frozen(_) => 0,
+        }
+    }
+
+    /// Lays the families out read-only in memory `map` makes of them (a map of a temporary
+    /// file) and drops them from the heap. On an error of `map`, or a table that does not give
+    /// back what was laid out, they stay as they are.
+    pub(crate) fn freeze(
+        &mut self,
+        map: &mut dyn FnMut(Vec<u8>, String) -> std::io::Result<Box<dyn MappedTable>>,
+    ) -> std::io::Result<()> {
+        let Family::Heap(v) = self else {
+            return Ok(());
+        };
+        let table = map(
+            v.iter().flat_map(|f| f.to_le_bytes()).collect(),
+            String::new(),
+        )?;
+        let rows = table.rows();
+        if rows.len() != 2 * v.len()
+            || v.iter()
+                .enumerate()
+                .any(|(i, &f)| rows[2 * i..2 * i + 2] != f.to_le_bytes())
+        {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "frozen families differ",
+            ));
+        }
+        *self = Family::Frozen(table);
+        Ok(())
+    }
+}
+
 /// Whether the symbol at a position has the normalised qualified name `key` (the key of
 /// [`Index::by_norm`]).
 pub(crate) fn normed<'a>(
@@ -653,6 +714,28 @@ mod tests {
         assert!(wrong.is_err());
         assert!(matches!(norms, Norms::Heap(_)));
         assert_eq!(norms.get(2), Some("é.ü"));
+    }
+
+    #[test]
+    fn frozen_families_answer_as_the_heap_did_and_a_wrong_copy_is_refused() {
+        let v = vec![0, u16::MAX, 3, 0x1234];
+        let mut family = Family::Heap(v.clone());
+        family.freeze(&mut crate::symbols::held).unwrap();
+        assert!(matches!(family, Family::Frozen(_)));
+        assert_eq!(family.heap_bytes(), 0);
+        assert_eq!((0..v.len()).map(|i| family.get(i)).collect::<Vec<_>>(), v);
+        for wrong in [
+            &mut |rows: Vec<u8>, text| crate::symbols::held(rows[2..].to_vec(), text),
+            &mut |mut rows: Vec<u8>, text| {
+                rows[7] ^= 1;
+                crate::symbols::held(rows, text)
+            },
+        ] as [&mut dyn FnMut(Vec<u8>, String) -> _; 2]
+        {
+            let mut family = Family::Heap(v.clone());
+            assert!(family.freeze(wrong).is_err());
+            assert_eq!(family.heap_mut(), &v);
+        }
     }
 
     #[test]

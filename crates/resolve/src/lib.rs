@@ -13,6 +13,7 @@ mod bindings;
 mod files;
 mod index;
 mod input;
+mod links;
 mod lists;
 mod modules;
 mod pages;

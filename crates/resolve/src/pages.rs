@@ -507,8 +507,8 @@ mod tests {
         let replaced = r.replace_file(1, file(2, "a.py"), Vec::new(), Vec::new());
         assert_eq!(replaced.err(), Some(PatchError::Paged));
 
-        // Its files, their five tables, its four name tables and its normalised names can be
-        // laid out read-only as they are built.
+        // Its files, their five tables, its four name tables, its normalised names and its
+        // families can be laid out read-only as they are built.
         let laid_out = std::cell::Cell::new(0);
         let freeze = |symbols: crate::symbols::Symbols| {
             Resolver::frozen(
@@ -531,14 +531,15 @@ mod tests {
         let heap =
             |r: &Resolver, part: &str| r.table_bytes().iter().find(|p| p.0 == part).unwrap().1;
         let frozen = freeze(crate::symbols::mapped_copy(&symbols.clone().into()));
-        assert_eq!(laid_out.get(), 11, "1 + 5 file tables, 4 + 1 symbol tables");
-        assert_eq!((heap(&frozen, "by_norm"), heap(&frozen, "norms")), (0, 0));
+        assert_eq!(laid_out.get(), 12, "1 + 5 file tables, 4 + 2 symbol tables");
+        let heaps = ["by_norm", "norms", "family"].map(|part| heap(&frozen, part));
+        assert_eq!(heaps, [0, 0, 0]);
         // The files' tables keep only a run of ids and a directory per file.
         assert_eq!(heap(&frozen, "files"), 16 + 4 * files.len());
         assert_eq!(targets(frozen.resolve(&call())), in_memory);
         // Definitions on the heap (a resolver that may be patched): nothing is laid out.
         let kept = freeze(symbols.into());
-        assert_eq!(laid_out.get(), 11);
+        assert_eq!(laid_out.get(), 12);
         assert_ne!(heap(&kept, "by_norm"), 0);
         assert_eq!(targets(kept.resolve(&call())), in_memory);
     }
@@ -681,6 +682,9 @@ mod tests {
         assert_eq!(expected, vec![101]);
         let inherited = in_memory.resolve_inheritance(&[clause()]);
         assert_eq!(targets(inherited[0].1.clone()), vec![101]);
+        // A resolver the patcher may change keeps its hierarchy as a map.
+        in_memory.hierarchy_complete();
+        assert!(matches!(in_memory.bases, crate::links::Links::Map(_)));
 
         let (resolver, imports, call) = three_files();
         let mut paged = resolver.with_binding_pages(Box::new(Source {
@@ -724,6 +728,24 @@ mod tests {
         assert_eq!(others(&paged), 0);
         let inherited = paged.resolve_inheritance(&[clause()]);
         assert_eq!(targets(inherited[0].1.clone()), vec![101]);
+        // Complete, the hierarchy of a resolver never patched is laid out flat (X is 6's
+        // enclosing class).
+        let x = inherited[0].1.clone();
+        let crate::Resolution::Edges(x) = x else {
+            panic!("resolved")
+        };
+        let (x, derived) = (x[0].src, paged.derived_types(101).to_vec());
+        assert_eq!(
+            (paged.bases.get(x), derived.as_slice()),
+            (&[101][..], &[x][..])
+        );
+        paged.hierarchy_complete();
+        assert!(matches!(paged.bases, crate::links::Links::Flat { .. }));
+        assert!(matches!(paged.derived, crate::links::Links::Flat { .. }));
+        assert_eq!(
+            (paged.bases.get(x), paged.derived_types(101)),
+            (&[101][..], &[x][..])
+        );
         // Already handed out: nothing more to page out (and the source stays).
         assert!(
             !paged

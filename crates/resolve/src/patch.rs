@@ -198,8 +198,8 @@ impl Resolver {
                 return Err(PatchError::FixedName);
             }
             if self.owner_of.contains_key(&((first + i) as u32))
-                || self.bases.contains_key(&s.id)
-                || self.derived.contains_key(&s.id)
+                || self.bases.contains(s.id)
+                || self.derived.contains(s.id)
             {
                 return Err(PatchError::Linked);
             }
@@ -339,7 +339,7 @@ impl Resolver {
             .chain(std::iter::repeat_n(None, pad))
             .collect();
         self.ix.norms.heap_mut().splice(first..region_end, norms);
-        self.ix.family.splice(
+        self.ix.family.heap_mut().splice(
             first..region_end,
             std::iter::repeat_n(family, n_new).chain(std::iter::repeat_n(u16::MAX, pad)),
         );
@@ -446,7 +446,7 @@ impl Resolver {
         }
 
         // Hierarchy.
-        for table in [&mut self.bases, &mut self.derived] {
+        for table in [self.bases.map_mut(), self.derived.map_mut()] {
             let moved: Vec<i64> = table
                 .keys()
                 .copied()
@@ -545,7 +545,7 @@ impl Resolver {
 
     /// The types deriving from or implementing type `id` (directly).
     pub fn derived_types(&self, id: i64) -> &[i64] {
-        self.derived.get(&id).map(Vec::as_slice).unwrap_or(&[])
+        self.derived.get(id)
     }
 
     /// The file holding definition `node`.

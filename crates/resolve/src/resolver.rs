@@ -7,6 +7,7 @@ use crate::bindings::Bindings;
 use crate::files::FileRef;
 use crate::index::Index;
 use crate::input::{Binds, Edge, FileCtx, Imp, LangRules, Output, Ref, Resolution, Unresolved};
+use crate::links::Links;
 use crate::lists::{NameLists, key_hash};
 use crate::modules::{dir_of, join_relative, normalize, segments, strip_extension};
 use crate::symbols::{MappedTable, Symbols};
@@ -67,9 +68,9 @@ pub struct Resolver {
     pub(crate) ix: Index,
     pub(crate) bindings: FxHashMap<i64, FileBindings>,
     /// Type → its base types (from resolved inherit/implement clauses).
-    pub(crate) bases: FxHashMap<i64, Vec<i64>>,
+    pub(crate) bases: Links,
     /// The reverse: type → the types deriving from or implementing it.
-    pub(crate) derived: FxHashMap<i64, Vec<i64>>,
+    pub(crate) derived: Links,
     /// (type symbol, member name) → members defined outside the type's own qualified name
     /// (Rust `impl` blocks in another module, C++ `A::f` in a `.cpp` outside the namespace).
     pub(crate) extra_members: FxHashMap<(u32, String), Vec<u32>>,
@@ -298,8 +299,8 @@ impl Resolver {
         Resolver {
             ix,
             bindings: FxHashMap::default(),
-            bases: FxHashMap::default(),
-            derived: FxHashMap::default(),
+            bases: Links::default(),
+            derived: Links::default(),
             extra_members: FxHashMap::default(),
             owner_of: FxHashMap::default(),
             binds: Bindings::default(),
@@ -461,7 +462,7 @@ impl Resolver {
             ("by_norm", ix.by_norm.heap_bytes()),
             ("children", ix.children.heap_bytes()),
             ("by_dir", ix.by_dir.heap_bytes()),
-            ("family", ix.family.capacity() * 2),
+            ("family", ix.family.heap_bytes()),
             ("files", ix.file_bytes()),
             (
                 "bindings",
@@ -485,14 +486,7 @@ impl Resolver {
             ),
             (
                 "hierarchy",
-                self.bases
-                    .values()
-                    .chain(self.derived.values())
-                    .map(|v| v.capacity() * 8)
-                    .sum::<usize>()
-                    + table_bytes::<(i64, Vec<i64>)>(
-                        self.bases.capacity() + self.derived.capacity(),
-                    ),
+                self.bases.heap_bytes() + self.derived.heap_bytes(),
             ),
             (
                 "fixed_names",
@@ -1196,13 +1190,11 @@ impl Resolver {
         }
         let id = self.ix.symbols.get(s as usize).id;
         let mut out = Vec::new();
-        if let Some(bases) = self.bases.get(&id) {
-            for b in bases {
-                if let Some((bi, _)) = self.ix.symbol(*b)
-                    && bi != s
-                {
-                    out.extend(self.member(bi, name, depth + 1));
-                }
+        for b in self.bases.get(id) {
+            if let Some((bi, _)) = self.ix.symbol(*b)
+                && bi != s
+            {
+                out.extend(self.member(bi, name, depth + 1));
             }
         }
         out
@@ -1375,8 +1367,8 @@ impl Resolver {
             if let Resolution::Edges(edges) = &resolution {
                 for e in edges {
                     if e.src != e.dst {
-                        self.bases.entry(e.src).or_default().push(e.dst);
-                        self.derived.entry(e.dst).or_default().push(e.src);
+                        self.bases.push(e.src, e.dst);
+                        self.derived.push(e.dst, e.src);
                     }
                 }
             }
@@ -1395,7 +1387,7 @@ impl Resolver {
             .copied()
             .filter(|&c| {
                 let s = self.ix.symbols.get(c as usize);
-                allowed(r.kind, s.kind) && self.ix.family[c as usize] == fam && seen.insert(c)
+                allowed(r.kind, s.kind) && self.ix.family.get(c as usize) == fam && seen.insert(c)
             })
             .collect();
         self.one_per_name(r.kind, self.prefer_definitions(kept))
@@ -1492,7 +1484,7 @@ impl Resolver {
                         .filter(|&d| {
                             !self.ix.symbols.get(d as usize).declaration
                                 && self.ix.symbols.get(d as usize).kind == s.kind
-                                && self.ix.family[d as usize] == self.ix.family[c as usize]
+                                && self.ix.family.get(d as usize) == self.ix.family.get(c as usize)
                         })
                         .collect();
                     if defs.len() == 1 { defs[0] } else { c }
@@ -1822,7 +1814,7 @@ impl Resolver {
             if let Some(t) = self.enclosing_type(r.src) {
                 let id = self.ix.symbols.get(t as usize).id;
                 let mut found = Vec::new();
-                for b in self.bases.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
+                for b in self.bases.get(id) {
                     if let Some((bi, _)) = self.ix.symbol(*b) {
                         found.extend(self.member(bi, name, 0));
                     }
@@ -1958,6 +1950,15 @@ impl Resolver {
 
     /// `Overrides` edges: a method of a type that redefines a method of one of its base types
     /// (the nearest definition up the hierarchy). Call after [`Resolver::resolve_inheritance`].
+    /// Lays the hierarchy out flat once every inheritance clause is resolved, in a resolver
+    /// that is never patched (the patcher changes a patchable one's).
+    pub fn hierarchy_complete(&mut self) {
+        if !self.patchable() {
+            self.bases.flatten();
+            self.derived.flatten();
+        }
+    }
+
     pub fn overrides(&self) -> Vec<Edge> {
         self.overrides_where(|_| true)
     }
@@ -1988,9 +1989,10 @@ impl Resolver {
                 continue;
             };
             let owner_id = self.ix.symbols.get(owner as usize).id;
-            let Some(bases) = self.bases.get(&owner_id) else {
+            let bases = self.bases.get(owner_id);
+            if bases.is_empty() {
                 continue;
-            };
+            }
             let mut found = Vec::new();
             for b in bases {
                 if let Some((bi, _)) = self.ix.symbol(*b)
@@ -2027,7 +2029,7 @@ impl Resolver {
         let mut stack = vec![self.ix.symbols.get(t as usize).id];
         let mut seen = FxHashSet::default();
         while let Some(id) = stack.pop() {
-            for &d in self.derived.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
+            for &d in self.derived.get(id) {
                 if out.len() >= 64 || !seen.insert(d) {
                     continue;
                 }

@@ -67,8 +67,13 @@ impl Store {
 
     /// Records the files hashed by a run (`upsert`) and forgets paths no longer indexed
     /// (`forget`), in one transaction; nothing is written when both are empty.
-    pub fn update_stat_cache(&mut self, upsert: &[StatRow], forget: &[String]) -> Result<()> {
-        if upsert.is_empty() && forget.is_empty() {
+    pub fn update_stat_cache(
+        &mut self,
+        upsert: impl IntoIterator<Item = StatRow>,
+        forget: &[String],
+    ) -> Result<()> {
+        let mut upsert = upsert.into_iter().peekable();
+        if upsert.peek().is_none() && forget.is_empty() {
             return Ok(());
         }
         self.in_write_tx(|c| {
@@ -118,10 +123,10 @@ mod tests {
             verified_ns: 1_700_000_100_000_000_000,
         };
         store
-            .update_stat_cache(&[row("a.py", "h1"), row("b.py", "h2")], &[])
+            .update_stat_cache([row("a.py", "h1"), row("b.py", "h2")], &[])
             .unwrap();
         store
-            .update_stat_cache(&[row("a.py", "h3")], &["b.py".to_string()])
+            .update_stat_cache([row("a.py", "h3")], &["b.py".to_string()])
             .unwrap();
         assert_eq!(store.stat_cache().unwrap(), vec![row("a.py", "h3")]);
     }
