@@ -7,14 +7,15 @@
 //!
 //! The only unsafe code of the engine, for the map and its advice. A map is undefined behaviour
 //! if its file changes underneath it: these files are unlinked from creation (`tempfile`), so no
-//! other process can open them, and nothing writes to them once they are mapped.
+//! other process can open them, and nothing writes to them once they are mapped read-only (the
+//! name tables' words are written through a writable map of their own first, `words_out`).
 #![allow(unsafe_code)]
 
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::Path;
 
-use memmap2::{Mmap, UncheckedAdvice};
+use memmap2::{Mmap, MmapMut, UncheckedAdvice};
 
 /// Rows and their text, each a map of a file: the definitions, the normalised names.
 #[derive(Debug)]
@@ -100,25 +101,64 @@ impl sextant_resolve::MappedWords for MappedWords {
     }
 }
 
-/// Writes `words` (in this machine's byte order) to a temporary file in `dir` and maps it.
-pub(crate) fn words(
-    dir: &Path,
-    words: Vec<u32>,
-) -> io::Result<Box<dyn sextant_resolve::MappedWords>> {
-    let mut out = io::BufWriter::with_capacity(1 << 16, tempfile::tempfile_in(dir)?);
-    for w in &words {
-        out.write_all(&w.to_ne_bytes())?;
+/// Words being written: a shared map of a temporary file of their length, so that the pages
+/// written are the file's, which the system writes back and may drop, not the process's heap.
+struct WordsFile {
+    map: MmapMut,
+}
+
+impl sextant_resolve::WordsOut for WordsFile {
+    fn words_mut(&mut self) -> &mut [u32] {
+        let bytes: &mut [u8] = &mut self.map;
+        // SAFETY: a map starts on a page boundary (aligned for u32; `words_out` checks it), its
+        // length is whole words, any bit pattern is a valid u32, and `&mut self` borrows the
+        // map alone. No one else maps or writes the file (see the module's comment).
+        unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<u32>(), bytes.len() / 4) }
     }
-    drop(words);
-    let file = out.into_inner().map_err(|e| e.into_error())?;
-    // SAFETY: see the module's comment: the file is an unlinked temporary file written before
-    // and never after this point.
-    let map = unsafe { Mmap::map(&file)? };
-    if map.as_ptr().align_offset(std::mem::align_of::<u32>()) != 0 || map.len() % 4 != 0 {
+
+    fn finish(self: Box<Self>) -> io::Result<Box<dyn sextant_resolve::MappedWords>> {
+        Ok(Box::new(MappedWords {
+            map: self.map.make_read_only()?,
+        }))
+    }
+}
+
+/// Writable words, `n` of them (zeroed; at least one: a map cannot be empty), in a temporary
+/// file in `dir` mapped into memory.
+pub(crate) fn words_out(dir: &Path, n: usize) -> io::Result<Box<dyn sextant_resolve::WordsOut>> {
+    if n == 0 {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "no words"));
+    }
+    let file = tempfile::tempfile_in(dir)?;
+    file.set_len(4 * n as u64)?;
+    // SAFETY: see the module's comment: the file is an unlinked temporary file that only this
+    // map writes.
+    let map = unsafe { MmapMut::map_mut(&file)? };
+    if map.as_ptr().align_offset(std::mem::align_of::<u32>()) != 0 || map.len() != 4 * n {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
             "unaligned map of words",
         ));
     }
-    Ok(Box::new(MappedWords { map }))
+    Ok(Box::new(WordsFile { map }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_written_through_the_map_are_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut out = words_out(dir.path(), 1000).unwrap();
+        assert!(out.words_mut().iter().all(|&w| w == 0));
+        for (i, w) in out.words_mut().iter_mut().enumerate() {
+            *w = (i as u32).wrapping_mul(0x9E37_79B9);
+        }
+        let words = out.finish().unwrap();
+        let expected: Vec<u32> = (0..1000u32).map(|i| i.wrapping_mul(0x9E37_79B9)).collect();
+        assert_eq!(words.words(), expected.as_slice());
+        assert!(words_out(dir.path(), 0).is_err());
+        assert!(words_out(&dir.path().join("missing"), 4).is_err());
+    }
 }

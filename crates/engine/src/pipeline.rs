@@ -1818,8 +1818,8 @@ fn prepare_resolver(
                 symbols,
                 rules,
                 resolve::Freeze {
-                    words: &mut |w| {
-                        crate::mapped::words(dir, w).inspect_err(|e| kept("name tables", e))
+                    words: &mut |n| {
+                        crate::mapped::words_out(dir, n).inspect_err(|e| kept("name tables", e))
                     },
                     rows: &mut |rows, text| {
                         crate::mapped::table(dir, rows, text)

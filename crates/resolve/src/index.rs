@@ -254,18 +254,21 @@ impl Index {
                 let _ = lists.freeze(&mut *f.words);
             }
         }
+        // The normalised names are laid out as they are made, when a caller keeps them: on the
+        // heap first, a box for each and their vector were the peak of the tables' build.
+        let norms = match freeze.as_mut() {
+            Some(f) => Norms::laid_out(&symbols, &mut *f.rows),
+            None => Norms::on_heap(&symbols),
+        };
         let mut by_id = ById::empty(mapped);
-        let mut norms = Norms::Heap(Vec::with_capacity(symbols.len()));
         let mut family = Family::Heap(Vec::with_capacity(symbols.len()));
         for (i, s) in symbols.iter().enumerate() {
             let i = i as u32;
             if is_spare(&s) {
-                norms.heap_mut().push(None);
                 family.heap_mut().push(u16::MAX);
                 continue;
             }
             by_id.add(s.id, i);
-            norms.heap_mut().push(normalized(s.qname));
             family.heap_mut().push(
                 file_index
                     .get(s.file)
@@ -278,7 +281,6 @@ impl Index {
         // the next one: only one is ever on the heap.
         if let Some(f) = freeze.as_mut() {
             // On an error they stay on the heap (the caller's map says why).
-            let _ = norms.freeze(&mut *f.rows);
             let _ = family.freeze(&mut *f.rows);
         }
         let mut list = |fill: &dyn Fn(&mut NameLists, u32, &SymRef<'_>)| {
@@ -496,17 +498,7 @@ impl Norms {
     pub(crate) fn get(&self, i: usize) -> Option<&str> {
         match self {
             Norms::Heap(v) => v[i].as_deref(),
-            Norms::Frozen(t) => {
-                let row = t.rows().get(8 * i..8 * i + 8)?;
-                let word = |at: usize| {
-                    u32::from_le_bytes([row[at], row[at + 1], row[at + 2], row[at + 3]])
-                };
-                let (start, len) = (word(0) as usize, word(4));
-                if len == NO_NORM {
-                    return None;
-                }
-                t.text().get(start..start + len as usize)
-            }
+            Norms::Frozen(_) => self.row(i).flatten(),
         }
     }
 
@@ -528,38 +520,110 @@ impl Norms {
         }
     }
 
-    /// Lays the names out read-only in memory `map` makes of their rows and text (a map of
-    /// temporary files) and drops them from the heap. On an error of `map`, or a table that
-    /// does not give back what was laid out, they stay as they are.
-    pub(crate) fn freeze(
-        &mut self,
+    /// The normalised names of `symbols` that differ from their qualified names, on the heap
+    /// (for a resolver the patcher may change).
+    pub(crate) fn on_heap(symbols: &Symbols) -> Norms {
+        Norms::Heap(
+            symbols
+                .iter()
+                .map(|s| {
+                    if is_spare(&s) {
+                        None
+                    } else {
+                        normalized(s.qname)
+                    }
+                })
+                .collect(),
+        )
+    }
+
+    /// The normalised names of `symbols`, laid out read-only in memory `map` makes of their
+    /// rows and text (a map of temporary files) as they are made. On an error of `map`, text
+    /// too long for the rows' 32-bit offsets, or a table that does not give back what was laid
+    /// out, they are made again on the heap ([`Norms::on_heap`]).
+    pub(crate) fn laid_out(
+        symbols: &Symbols,
         map: &mut dyn FnMut(Vec<u8>, String) -> std::io::Result<Box<dyn MappedTable>>,
-    ) -> std::io::Result<()> {
-        let Norms::Heap(v) = self else {
-            return Ok(());
-        };
-        let mut rows = Vec::with_capacity(8 * v.len());
+    ) -> Norms {
+        let mut rows = Vec::with_capacity(8 * symbols.len());
         let mut text = String::new();
-        for n in v.iter() {
-            let (start, len) = match n {
-                Some(n) => {
-                    text.push_str(n);
-                    ((text.len() - n.len()) as u32, n.len() as u32)
+        for s in symbols.iter() {
+            let start = text.len();
+            let (start, len) = if !is_spare(&s) && normalize_into(s.qname, &mut text) {
+                match (u32::try_from(start), u32::try_from(text.len() - start)) {
+                    (Ok(start), Ok(len)) if len != NO_NORM => (start, len),
+                    _ => return Norms::on_heap(symbols),
                 }
-                None => (0, NO_NORM),
+            } else {
+                (0, NO_NORM)
             };
             rows.extend_from_slice(&start.to_le_bytes());
             rows.extend_from_slice(&len.to_le_bytes());
         }
-        let frozen = Norms::Frozen(map(rows, text)?);
-        if (0..v.len()).any(|i| frozen.get(i) != v[i].as_deref()) {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                "frozen normalised names differ",
-            ));
+        let Ok(table) = map(rows, text) else {
+            return Norms::on_heap(symbols);
+        };
+        let frozen = Norms::Frozen(table);
+        // What came back is what was laid out: each name, or its absence, is the qualified
+        // name's (checked without making the names again).
+        let same = symbols.iter().enumerate().all(|(i, s)| {
+            let (row, q) = (frozen.row(i), s.qname);
+            match row {
+                Some(None) => is_spare(&s) || joins_to(q, q),
+                Some(Some(n)) => !is_spare(&s) && n != q && joins_to(q, n),
+                None => false,
+            }
+        });
+        if same {
+            frozen
+        } else {
+            Norms::on_heap(symbols)
         }
-        *self = frozen;
-        Ok(())
+    }
+
+    /// The name at position `i` of a frozen table (`None` for a row missing or pointing outside
+    /// the text), as [`Norms::get`].
+    fn row(&self, i: usize) -> Option<Option<&str>> {
+        match self {
+            Norms::Heap(v) => v.get(i).map(|n| n.as_deref()),
+            Norms::Frozen(t) => {
+                let row = t.rows().get(8 * i..8 * i + 8)?;
+                let word = |at: usize| {
+                    u32::from_le_bytes([row[at], row[at + 1], row[at + 2], row[at + 3]])
+                };
+                let (start, len) = (word(0) as usize, word(4));
+                if len == NO_NORM {
+                    return Some(None);
+                }
+                t.text().get(start..start + len as usize).map(Some)
+            }
+        }
+    }
+}
+
+/// Appends the normalised `qname` to `text` when it differs from `qname` (and says whether it
+/// did).
+fn normalize_into(qname: &str, text: &mut String) -> bool {
+    let start = text.len();
+    for seg in segments(qname) {
+        if text.len() > start {
+            text.push('.');
+        }
+        text.push_str(seg);
+    }
+    let differs = text[start..] != *qname;
+    if !differs {
+        text.truncate(start);
+    }
+    differs
+}
+
+/// Whether `normalize(qname) == normal`, without making the normalised name.
+fn joins_to(qname: &str, normal: &str) -> bool {
+    if normal.is_empty() {
+        segments(qname).next().is_none()
+    } else {
+        segments(qname).eq(normal.split('.'))
     }
 }
 
@@ -693,27 +757,54 @@ mod tests {
     }
 
     #[test]
-    fn frozen_normalised_names_answer_as_the_heap_did_and_a_wrong_copy_is_refused() {
-        let names = vec![
-            Some("a.b".into()),
-            None,
-            Some("é.ü".into()),
-            None,
-            Some("".into()),
-        ];
-        let mut norms = Norms::Heap(names.clone());
-        norms.freeze(&mut crate::symbols::held).unwrap();
+    fn normalised_names_laid_out_answer_as_the_heap_does_and_a_wrong_copy_is_refused() {
+        // Already normal, with separators, an empty name, one of separators only, a spare.
+        let qnames = ["a.b", "a::b", "", "::", "é::ü\\x", "m.C#f", "a..b"];
+        let mut defs: Vec<Symbol> = qnames
+            .iter()
+            .enumerate()
+            .map(|(i, q)| Symbol {
+                qname: q.to_string(),
+                ..def(i as i64 + 1, 1)
+            })
+            .collect();
+        defs.push(spare(1));
+        let symbols: Symbols = defs.into();
+        let heap = Norms::on_heap(&symbols);
+        let expected: Vec<Option<String>> = (0..symbols.len())
+            .map(|i| heap.get(i).map(str::to_string))
+            .collect();
+        assert_eq!(
+            expected,
+            [
+                None,
+                Some("a.b"),
+                None,
+                Some(""),
+                Some("é.ü.x"),
+                Some("m.C.f"),
+                Some("a.b"),
+                None
+            ]
+            .map(|n| n.map(str::to_string))
+        );
+        let norms = Norms::laid_out(&symbols, &mut crate::symbols::held);
         assert!(matches!(norms, Norms::Frozen(_)));
         assert_eq!(norms.heap_bytes(), 0);
-        for (i, n) in names.iter().enumerate() {
-            assert_eq!(norms.get(i), n.as_deref());
+        for (i, n) in expected.iter().enumerate() {
+            assert_eq!(norms.get(i), n.as_deref(), "position {i}");
         }
-        // A map that does not give back what was laid out leaves the names on the heap.
-        let mut norms = Norms::Heap(names.clone());
-        let wrong = norms.freeze(&mut |rows, _| crate::symbols::held(rows, "x.y".into()));
-        assert!(wrong.is_err());
-        assert!(matches!(norms, Norms::Heap(_)));
-        assert_eq!(norms.get(2), Some("é.ü"));
+        // A map that does not give back what was laid out: the names are made on the heap.
+        for wrong in [
+            &mut |rows: Vec<u8>, _| crate::symbols::held(rows, "a.cé.ü.xm.C.fa.b".into()),
+            &mut |rows: Vec<u8>, text| crate::symbols::held(rows[8..].to_vec(), text),
+            &mut |_: Vec<u8>, _| Err(std::io::Error::other("no room")),
+        ] as [&mut dyn FnMut(Vec<u8>, String) -> _; 3]
+        {
+            let norms = Norms::laid_out(&symbols, wrong);
+            assert!(matches!(norms, Norms::Heap(_)));
+            assert_eq!(norms.get(4), Some("é.ü.x"));
+        }
     }
 
     #[test]

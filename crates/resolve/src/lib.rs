@@ -29,7 +29,7 @@ pub use bindings::{BindRef, Bindings};
 pub use input::{
     Bind, Binds, Edge, FileCtx, Imp, LangRules, Output, Ref, Resolution, Symbol, Unresolved,
 };
-pub use lists::MappedWords;
+pub use lists::{MappedWords, WordsOut};
 pub use modules::normalize;
 pub use pages::{BindingSource, ImportTableSource, paged};
 pub use patch::{Matching, PatchError, Replaced, match_symbols};

@@ -40,6 +40,16 @@ pub trait MappedWords: Send + Sync + std::fmt::Debug {
     fn words(&self) -> &[u32];
 }
 
+/// Writable words, as many as asked for, in memory the caller keeps (a map of a temporary
+/// file): [`NameLists::freeze`] lays the lists out in them, then reads them through
+/// [`WordsOut::finish`]'s read-only words. Laid out on the heap first, the largest table's
+/// words were a second copy of it at the peak of the tables' build.
+pub trait WordsOut {
+    fn words_mut(&mut self) -> &mut [u32];
+    /// The words written, read-only.
+    fn finish(self: Box<Self>) -> std::io::Result<Box<dyn MappedWords>>;
+}
+
 /// Name lists laid out as words: a header (log2 of the bucket count, entries, long lists),
 /// each bucket's first entry (one more word: the end), the entries (hash, head, long list or
 /// [`ONE`]) by bucket, each long list's first position (one more: the end), the positions.
@@ -154,12 +164,12 @@ impl NameLists {
             + self.free.capacity() * 4
     }
 
-    /// Lays the lists out read-only in memory `map` makes of their words (a map of a
+    /// Lays the lists out read-only in words `map` makes (of the number asked: a map of a
     /// temporary file), and drops them from the heap; they can no longer change. On an error of
-    /// `map` they stay as they are.
+    /// `map` or of its words they stay as they are.
     pub(crate) fn freeze(
         &mut self,
-        map: &mut dyn FnMut(Vec<u32>) -> std::io::Result<Box<dyn MappedWords>>,
+        map: &mut dyn FnMut(usize) -> std::io::Result<Box<dyn WordsOut>>,
     ) -> std::io::Result<()> {
         if self.frozen.is_some() {
             return Ok(());
@@ -168,13 +178,6 @@ impl NameLists {
         let bits = (n.next_power_of_two().trailing_zeros()).max(1);
         let buckets = 1usize << bits;
         let bucket_of = |s: &Slot| (spread(s.hash) >> (64 - bits)) as usize;
-        let mut counts = vec![0u32; buckets + 1];
-        for s in self.table.iter() {
-            counts[bucket_of(s) + 1] += 1;
-        }
-        for b in 0..buckets {
-            counts[b + 1] += counts[b];
-        }
         let long = self.table.iter().filter(|s| s.more != ONE).count();
         let long_positions: usize = self
             .table
@@ -185,12 +188,27 @@ impl NameLists {
         let entries = 3 + buckets + 1;
         let more_at = entries + 3 * self.table.len();
         let positions_at = more_at + long + 1;
-        let mut w = vec![0u32; positions_at + long_positions];
+        let mut out = map(positions_at + long_positions)?;
+        let w = out.words_mut();
+        if w.len() != positions_at + long_positions {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "words for name lists of the wrong length",
+            ));
+        }
         w[0] = bits;
         w[1] = self.table.len() as u32;
         w[2] = long as u32;
-        w[3..entries].copy_from_slice(&counts);
-        let mut next = counts;
+        // Each bucket's first entry, then one past the last bucket's last.
+        let counts = &mut w[3..entries];
+        counts.fill(0);
+        for s in self.table.iter() {
+            counts[bucket_of(s) + 1] += 1;
+        }
+        for b in 0..buckets {
+            counts[b + 1] += counts[b];
+        }
+        let mut next = counts[..buckets].to_vec();
         let (mut long_next, mut position_next) = (0usize, 0usize);
         for s in self.table.iter() {
             let b = bucket_of(s);
@@ -211,7 +229,8 @@ impl NameLists {
             };
         }
         w[more_at + long] = position_next as u32;
-        let frozen = Frozen::new(map(w)?)
+        drop(next);
+        let frozen = Frozen::new(out.finish()?)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
         *self = NameLists {
             frozen: Some(frozen),
@@ -454,8 +473,20 @@ pub(crate) mod tests {
         }
     }
 
-    pub(crate) fn heap_words(w: Vec<u32>) -> std::io::Result<Box<dyn MappedWords>> {
-        Ok(Box::new(HeapWords(w)))
+    /// Words to write, in a vector.
+    pub(crate) struct HeapOut(pub(crate) Vec<u32>);
+
+    impl WordsOut for HeapOut {
+        fn words_mut(&mut self) -> &mut [u32] {
+            &mut self.0
+        }
+        fn finish(self: Box<Self>) -> std::io::Result<Box<dyn MappedWords>> {
+            Ok(Box::new(HeapWords(self.0)))
+        }
+    }
+
+    pub(crate) fn heap_words(n: usize) -> std::io::Result<Box<dyn WordsOut>> {
+        Ok(Box::new(HeapOut(vec![u32::MAX; n])))
     }
 
     /// Frozen lists answer every lookup as the table did: lone positions and long lists, keys
@@ -506,13 +537,15 @@ pub(crate) mod tests {
         for p in 0..10u32 {
             lists.push(u64::from(p % 4), move |q| q % 4 == p % 4, p);
         }
-        let mut words = Vec::new();
-        lists
-            .freeze(&mut |w| {
-                words = w.clone();
-                heap_words(w)
-            })
-            .unwrap();
+        lists.freeze(&mut heap_words).unwrap();
+        let words = lists.frozen.as_ref().unwrap().words.words().to_vec();
+        // Words of another length than asked for are refused.
+        let mut other = NameLists::default();
+        other.push(1, |_| true, 1);
+        let short = other.freeze(&mut |n| heap_words(n - 1));
+        assert!(short.is_err());
+        assert!(other.frozen.is_none());
+        assert_eq!(other.get(1, |_| true), &[1]);
         let check = |w: Vec<u32>| Frozen::new(Box::new(HeapWords(w))).map(|_| ());
         assert!(check(words.clone()).is_ok());
         assert!(

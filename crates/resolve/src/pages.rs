@@ -516,9 +516,9 @@ mod tests {
                 symbols,
                 rules.clone(),
                 crate::Freeze {
-                    words: &mut |w| {
+                    words: &mut |n| {
                         laid_out.set(laid_out.get() + 1);
-                        crate::lists::tests::heap_words(w)
+                        crate::lists::tests::heap_words(n)
                     },
                     rows: &mut |rows, text| {
                         laid_out.set(laid_out.get() + 1);

@@ -37,8 +37,8 @@ impl ImportSource for &[Imp] {
 /// Where a never-patched resolver's tables are laid out read-only ([`Resolver::frozen`]): the
 /// caller keeps the memory, a map of a temporary file.
 pub struct Freeze<'a> {
-    /// Makes memory of a name table's words.
-    pub words: &'a mut dyn FnMut(Vec<u32>) -> std::io::Result<Box<dyn crate::lists::MappedWords>>,
+    /// Makes memory for a name table's words, as many as asked for.
+    pub words: &'a mut dyn FnMut(usize) -> std::io::Result<Box<dyn crate::lists::WordsOut>>,
     /// Makes memory of the normalised names' rows and text.
     pub rows: &'a mut dyn FnMut(Vec<u8>, String) -> std::io::Result<Box<dyn MappedTable>>,
 }
