@@ -486,7 +486,7 @@ pub(crate) fn norm_at<'a>(symbols: &'a Symbols, norms: &'a Norms, i: usize) -> &
 /// The normalised qualified names that differ from the qualified names, by position.
 pub(crate) enum Norms {
     Heap(Vec<Option<Box<str>>>),
-    /// Laid out read-only ([`Norms::freeze`]): per position 8 bytes in the rows, the start
+    /// Laid out read-only ([`Norms::laid_out`]): per position 8 bytes in the rows, the start
     /// and length of its name in the text (length [`NO_NORM`]: none).
     Frozen(Box<dyn MappedTable>),
 }
