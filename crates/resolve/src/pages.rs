@@ -534,8 +534,8 @@ mod tests {
         assert_eq!(laid_out.get(), 12, "1 + 5 file tables, 4 + 2 symbol tables");
         let heaps = ["by_norm", "norms", "family"].map(|part| heap(&frozen, part));
         assert_eq!(heaps, [0, 0, 0]);
-        // The files' tables keep only a run of ids and a directory per file.
-        assert_eq!(heap(&frozen, "files"), 16 + 4 * files.len());
+        // The files' tables keep only a position per id and a directory per file.
+        assert_eq!(heap(&frozen, "files"), 8 * files.len());
         assert_eq!(targets(frozen.resolve(&call())), in_memory);
         // Definitions on the heap (a resolver that may be patched): nothing is laid out.
         let kept = freeze(symbols.into());
