@@ -4,7 +4,7 @@ use rustc_hash::FxHashMap;
 
 use crate::files::{FileRef, Files};
 use crate::input::{FileCtx, LangRules, Symbol};
-use crate::lists::{NameLists, key_hash};
+use crate::lists::{NameLists, WordsOut, key_hash};
 use crate::modules::{dir_of, normalize, normalizes_to, segments, strip_extension};
 use crate::resolver::Freeze;
 use crate::symbols::{MappedTable, SymRef, Symbols};
@@ -332,44 +332,28 @@ impl Index {
             // On an error they stay on the heap (the caller's map says why).
             let _ = family.freeze(&mut *f.rows);
         }
-        let mut list = |fill: &dyn Fn(&mut NameLists, u32, &SymRef<'_>)| {
-            let mut lists = NameLists::default();
-            for (i, s) in symbols.iter().enumerate() {
-                if !is_spare(&s) {
-                    fill(&mut lists, i as u32, &s);
-                }
-            }
-            if let Some(f) = freeze.as_mut() {
-                let _ = lists.freeze(&mut *f.words);
-            }
-            lists
-        };
-        let by_name =
-            list(&|lists, i, s| lists.push(key_hash(None, s.name), named(&symbols, s.name), i));
-        let by_norm = list(&|lists, i, s| {
+        let mut words = freeze.as_mut().map(|f| &mut *f.words);
+        let by_name = symbol_lists(&symbols, &mut words, |_, s| {
+            Some((key_hash(None, s.name), named(&symbols, s.name)))
+        });
+        let by_norm = symbol_lists(&symbols, &mut words, |i, s| {
             let key = norms.get(i as usize).unwrap_or(s.qname);
-            lists.push(key_hash(None, key), normed(&symbols, &norms, key), i)
+            Some((key_hash(None, key), normed(&symbols, &norms, key)))
         });
-        let children = list(&|lists, i, s| {
-            if let Some(p) = s.parent {
-                lists.push(
-                    key_hash(Some(p), s.name),
-                    child_named(&symbols, p, s.name),
-                    i,
-                );
-            }
+        let children = symbol_lists(&symbols, &mut words, |_, s| {
+            let p = s.parent?;
+            Some((key_hash(Some(p), s.name), child_named(&symbols, p, s.name)))
         });
-        let by_dir = list(&|lists, i, s| {
-            if let Some(fi) = file_index.get(s.file)
-                && s.parent == Some(files.get(fi as usize).node)
-            {
-                let dir = file_dir[fi as usize];
-                lists.push(
-                    key_hash(Some(i64::from(dir)), s.name),
-                    in_dir(&symbols, &file_index, &file_dir, dir, s.name),
-                    i,
-                );
+        let by_dir = symbol_lists(&symbols, &mut words, |_, s| {
+            let fi = file_index.get(s.file)?;
+            if s.parent != Some(files.get(fi as usize).node) {
+                return None;
             }
+            let dir = file_dir[fi as usize];
+            Some((
+                key_hash(Some(i64::from(dir)), s.name),
+                in_dir(&symbols, &file_index, &file_dir, dir, s.name),
+            ))
         });
         Index {
             symbols,
@@ -494,6 +478,60 @@ impl Index {
         self.by_name
             .get(key_hash(None, name), named(&self.symbols, name))
     }
+}
+
+/// Words for frozen name lists ([`Freeze::words`]), when the tables are laid out read-only.
+type WordsMap<'f, 'g> =
+    Option<&'f mut (dyn FnMut(usize) -> std::io::Result<Box<dyn WordsOut>> + 'g)>;
+
+/// A name table over the definitions: `key(i, s)` gives the hash of the key of the definition
+/// at position `i` and whether another position has that key, or `None` when it is not
+/// listed. With `words`, laid out read-only as it is built ([`NameLists::frozen_from`]), else
+/// on the heap (and frozen there, should `words` fail).
+fn symbol_lists<'s, K: Fn(u32) -> bool>(
+    symbols: &'s Symbols,
+    words: &mut WordsMap<'_, '_>,
+    key: impl Fn(u32, &SymRef<'s>) -> Option<(u64, K)>,
+) -> NameLists {
+    let listed = || {
+        symbols
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !is_spare(s))
+            .map(|(i, s)| (i as u32, s))
+    };
+    if let Some(words) = words.as_mut() {
+        let built = NameLists::frozen_from(
+            symbols.len(),
+            |push| {
+                for (i, s) in listed() {
+                    if let Some((hash, _)) = key(i, &s) {
+                        push(hash, i);
+                    }
+                }
+            },
+            |head| {
+                let s = symbols.get(head as usize);
+                let is_key = key(head, &s).map(|(_, is_key)| is_key);
+                move |q| is_key.as_ref().is_some_and(|k| k(q))
+            },
+            &mut **words,
+        );
+        // On an error the table is built on the heap (the caller's map says why).
+        if let Ok(lists) = built {
+            return lists;
+        }
+    }
+    let mut lists = NameLists::default();
+    for (i, s) in listed() {
+        if let Some((hash, is_key)) = key(i, &s) {
+            lists.push(hash, is_key, i);
+        }
+    }
+    if let Some(words) = words.as_mut() {
+        let _ = lists.freeze(&mut **words);
+    }
+    lists
 }
 
 /// Files a path table lists under a key made from their path ([`Index::exact_paths`],

@@ -239,6 +239,143 @@ impl NameLists {
         Ok(())
     }
 
+    /// Lists laid out read-only as they are built, without a hash table on the heap: `fill`
+    /// gives each position with its key's hash (at most `capacity` of them, in increasing
+    /// position order), they wait in scratch words `map` makes (a map of a temporary file: 8
+    /// bytes a position), sorted there by hash; `key_of(head)` tells the positions with the
+    /// key of position `head`. The layout is [`NameLists::freeze`]'s: the same lookups find the
+    /// same lists. On the heap first, the table of a name table over every definition was the
+    /// largest part of the tables' build (13 bytes a bucket, 2^20 buckets for 490k symbols).
+    pub(crate) fn frozen_from<K: Fn(u32) -> bool>(
+        capacity: usize,
+        fill: impl FnOnce(&mut dyn FnMut(u64, u32)),
+        key_of: impl Fn(u32) -> K,
+        map: &mut dyn FnMut(usize) -> std::io::Result<Box<dyn WordsOut>>,
+    ) -> std::io::Result<NameLists> {
+        let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, what);
+        let mut scratch = map(2 * capacity.max(1))?;
+        let words = scratch.words_mut();
+        if words.len() != 2 * capacity.max(1) {
+            return Err(invalid("scratch words of the wrong length"));
+        }
+        let (pairs, _) = words.as_chunks_mut::<2>();
+        let mut len = 0usize;
+        fill(&mut |hash, p| {
+            if let Some(pair) = pairs.get_mut(len) {
+                *pair = [short(hash), p];
+            }
+            len += 1;
+        });
+        if len > pairs.len() {
+            return Err(invalid("more positions than room for them"));
+        }
+        let pairs = &mut pairs[..len];
+        // Equal hashes together, each hash's positions in order (`spread` is one-to-one, and
+        // its top bits are the bucket).
+        pairs.sort_unstable_by_key(|&[h, p]| (spread(h), p));
+        let pairs: &[[u32; 2]] = pairs;
+        // The runs of one hash; a run holds one key but where 32-bit hashes collide.
+        let runs = move || {
+            let mut at = 0;
+            std::iter::from_fn(move || {
+                let start = at;
+                let h = pairs.get(start)?[0];
+                at += pairs[start..].iter().take_while(|x| x[0] == h).count();
+                Some(start..at)
+            })
+        };
+        let one_key = |run: &[[u32; 2]]| {
+            let is_head = key_of(run[0][1]);
+            run[1..].iter().all(|x| is_head(x[1]))
+        };
+        // A run of several keys as lists, each in position order (by their first positions).
+        let split = |run: &[[u32; 2]]| -> Vec<Vec<u32>> {
+            let mut lists: Vec<Vec<u32>> = Vec::new();
+            for &[_, p] in run {
+                match lists.iter_mut().find(|l| key_of(l[0])(p)) {
+                    Some(list) => list.push(p),
+                    None => lists.push(vec![p]),
+                }
+            }
+            lists
+        };
+        // First pass: how many keys, how many of one position; where the collisions are.
+        let (mut keys, mut lone) = (0usize, 0usize);
+        let mut mixed: Vec<usize> = Vec::new();
+        for run in runs() {
+            if one_key(&pairs[run.clone()]) {
+                keys += 1;
+                lone += usize::from(run.len() == 1);
+            } else {
+                let lists = split(&pairs[run.clone()]);
+                keys += lists.len();
+                lone += lists.iter().filter(|l| l.len() == 1).count();
+                mixed.push(run.start);
+            }
+        }
+        let bits = (keys.max(1).next_power_of_two().trailing_zeros()).max(1);
+        let buckets = 1usize << bits;
+        let long = keys - lone;
+        let entries = 3 + buckets + 1;
+        let more_at = entries + 3 * keys;
+        let positions_at = more_at + long + 1;
+        let mut out = map(positions_at + len - lone)?;
+        let w = out.words_mut();
+        if w.len() != positions_at + len - lone {
+            return Err(invalid("words for name lists of the wrong length"));
+        }
+        w[0] = bits;
+        w[1] = keys as u32;
+        w[2] = long as u32;
+        // Second pass: the entries in bucket order, each bucket's first entry as it starts.
+        let (mut entry, mut bucket_next, mut long_next, mut position_next) = (0, 0, 0, 0);
+        let mut put = |w: &mut [u32], h: u32, list: &mut dyn Iterator<Item = u32>, n: usize| {
+            let bucket = (spread(h) >> (64 - bits)) as usize;
+            while bucket_next <= bucket {
+                w[3 + bucket_next] = entry as u32;
+                bucket_next += 1;
+            }
+            let at = entries + 3 * entry;
+            entry += 1;
+            w[at] = h;
+            let mut list = list.peekable();
+            w[at + 1] = list.peek().copied().unwrap_or(ONE);
+            w[at + 2] = if n == 1 {
+                ONE
+            } else {
+                w[more_at + long_next] = position_next as u32;
+                for p in list {
+                    w[positions_at + position_next] = p;
+                    position_next += 1;
+                }
+                long_next += 1;
+                (long_next - 1) as u32
+            };
+        };
+        let mut mixed = mixed.into_iter().peekable();
+        for run in runs() {
+            let h = pairs[run.start][0];
+            if mixed.next_if_eq(&run.start).is_some() {
+                for list in split(&pairs[run]) {
+                    put(w, h, &mut list.iter().copied(), list.len());
+                }
+            } else {
+                let n = run.len();
+                put(w, h, &mut pairs[run].iter().map(|x| x[1]), n);
+            }
+        }
+        for b in bucket_next..=buckets {
+            w[3 + b] = keys as u32;
+        }
+        w[more_at + long] = position_next as u32;
+        drop(scratch);
+        let frozen = Frozen::new(out.finish()?).map_err(|e| invalid(&e))?;
+        Ok(NameLists {
+            frozen: Some(frozen),
+            ..NameLists::default()
+        })
+    }
+
     fn slot_list<'a>(&'a self, slot: &'a Slot) -> &'a [u32] {
         if slot.more == ONE {
             std::slice::from_ref(&slot.head)
@@ -520,6 +657,109 @@ pub(crate) mod tests {
         let mut empty = NameLists::default();
         empty.freeze(&mut heap_words).unwrap();
         assert_eq!(empty.get(1, |_| true), &[] as &[u32]);
+    }
+
+    /// Lists laid out as they are built answer every lookup as the table frozen afterwards
+    /// does, and are laid out in as many words: keys whose 32-bit hashes collide (several keys
+    /// in one run of the sorted hashes), lone positions and long lists, absent keys.
+    #[test]
+    fn lists_built_frozen_answer_as_the_frozen_table() {
+        // 500 names of 6 positions each, then 100 of one position.
+        let names: Vec<String> = (0..3000)
+            .map(|i| format!("n{}", (i * 7) % 500))
+            .chain((0..100).map(|i| format!("u{i}")))
+            .collect();
+        let hash = |name: &str| key_hash(None, name) % 200; // many keys a hash
+        let names = &names;
+        let key_of = |head: u32| {
+            let name = &names[head as usize];
+            move |q: u32| names[q as usize] == *name
+        };
+        let mut table = NameLists::default();
+        for (p, name) in names.iter().enumerate() {
+            table.push(hash(name), key_of(p as u32), p as u32);
+        }
+        let table_words = std::cell::Cell::new(0);
+        table
+            .freeze(&mut |n| {
+                table_words.set(n);
+                heap_words(n)
+            })
+            .unwrap();
+        let asked = std::cell::RefCell::new(Vec::new());
+        let built = NameLists::frozen_from(
+            names.len(),
+            |push| {
+                for (p, name) in names.iter().enumerate() {
+                    // Every third position is not listed.
+                    if p % 3 != 1 {
+                        push(hash(name), p as u32);
+                    }
+                }
+            },
+            key_of,
+            &mut |n| {
+                asked.borrow_mut().push(n);
+                heap_words(n)
+            },
+        )
+        .unwrap();
+        // The scratch (two words a position), then the layout.
+        assert_eq!(asked.borrow()[0], 2 * names.len());
+        let probe = |lists: &NameLists, listed: &dyn Fn(u32) -> bool| -> Vec<Vec<u32>> {
+            (0..600)
+                .map(|i| format!("n{i}"))
+                .chain((0..100).map(|i| format!("u{i}")))
+                .map(|name| {
+                    let list = lists.get(hash(&name), |q| names[q as usize] == name);
+                    list.iter().copied().filter(|&p| listed(p)).collect()
+                })
+                .collect()
+        };
+        let expected = probe(&table, &|p| p % 3 != 1);
+        assert!(expected[..500].iter().all(|l| l.len() > 2));
+        assert!(expected[500..600].iter().all(Vec::is_empty));
+        assert!(expected[600..].iter().all(|l| l.len() <= 1));
+        assert_eq!(probe(&built, &|_| true), expected);
+        // Every listed position once (none of the unlisted ones).
+        let mut all: Vec<u32> = probe(&built, &|_| true).concat();
+        all.sort_unstable();
+        assert_eq!(all, (0..3100).filter(|p| p % 3 != 1).collect::<Vec<u32>>());
+        // All positions listed: the same number of words as the frozen table.
+        let whole = NameLists::frozen_from(
+            names.len(),
+            |push| {
+                for (p, name) in names.iter().enumerate() {
+                    push(hash(name), p as u32);
+                }
+            },
+            key_of,
+            &mut heap_words,
+        )
+        .unwrap();
+        let w = whole.frozen.as_ref().unwrap().words.words().len();
+        assert_eq!(w, table_words.get());
+        assert_eq!(probe(&whole, &|_| true), probe(&table, &|_| true));
+        // Nothing listed: a valid table that finds nothing.
+        let empty = NameLists::frozen_from(0, |_| {}, key_of, &mut heap_words).unwrap();
+        assert_eq!(empty.get(hash("n1"), |_| true), &[] as &[u32]);
+    }
+
+    /// More positions than the room asked for, or scratch words of the wrong length: an error,
+    /// never a table that misses positions.
+    #[test]
+    fn lists_built_frozen_refuse_too_many_positions() {
+        let key_of = |_: u32| |_: u32| true;
+        let over = NameLists::frozen_from(
+            2,
+            |push| (0..3).for_each(|p| push(u64::from(p), p)),
+            key_of,
+            &mut heap_words,
+        );
+        assert!(over.is_err());
+        let short =
+            NameLists::frozen_from(2, |push| push(1, 0), key_of, &mut |n| heap_words(n - 1));
+        assert!(short.is_err());
     }
 
     #[test]
