@@ -143,6 +143,58 @@ pub(crate) fn words_out(dir: &Path, n: usize) -> io::Result<Box<dyn sextant_reso
     Ok(Box::new(WordsFile { map }))
 }
 
+/// 64-bit words of a file, in a writable shared map of it (none when the file is empty: a map
+/// cannot be): the index of a temporary file's pieces (`spill::PieceIndex`), sorted and marked
+/// in place.
+pub(crate) struct U64s {
+    map: Option<MmapMut>,
+}
+
+impl U64s {
+    /// Maps `file`, whose length is whole words.
+    pub(crate) fn new(file: &File) -> io::Result<U64s> {
+        let len = file.metadata()?.len();
+        if len % 8 != 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "a file of words cut short",
+            ));
+        }
+        if len == 0 {
+            return Ok(U64s { map: None });
+        }
+        // SAFETY: see the module's comment: an unlinked temporary file that only this map
+        // writes once it is made.
+        let map = unsafe { MmapMut::map_mut(file)? };
+        if map.as_ptr().align_offset(std::mem::align_of::<u64>()) != 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "unaligned map of words",
+            ));
+        }
+        Ok(U64s { map: Some(map) })
+    }
+
+    pub(crate) fn words(&self) -> &[u64] {
+        let Some(map) = &self.map else {
+            return &[];
+        };
+        let bytes: &[u8] = map;
+        // SAFETY: a map starts on a page boundary (aligned for u64; `new` checks it), its
+        // length is whole words (`new` checks it), and any bit pattern is a valid u64.
+        unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<u64>(), bytes.len() / 8) }
+    }
+
+    pub(crate) fn words_mut(&mut self) -> &mut [u64] {
+        let Some(map) = &mut self.map else {
+            return &mut [];
+        };
+        let bytes: &mut [u8] = map;
+        // SAFETY: as in `words`; `&mut self` borrows the map alone.
+        unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<u64>(), bytes.len() / 8) }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,5 +212,28 @@ mod tests {
         assert_eq!(words.words(), expected.as_slice());
         assert!(words_out(dir.path(), 0).is_err());
         assert!(words_out(&dir.path().join("missing"), 4).is_err());
+    }
+
+    /// Words written to a file are read and changed through its map, and the file sees the
+    /// change; an empty file has none, a file cut short inside a word is refused.
+    #[test]
+    fn a_files_words_are_mapped_writable() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut file = tempfile::tempfile_in(dir.path()).unwrap();
+        for w in [3u64, u64::MAX, 7] {
+            file.write_all(&w.to_ne_bytes()).unwrap();
+        }
+        let mut words = U64s::new(&file).unwrap();
+        assert_eq!(words.words(), [3, u64::MAX, 7]);
+        words.words_mut().sort_unstable();
+        assert_eq!(words.words(), [3, 7, u64::MAX]);
+        drop(words);
+        let mut back = [0u8; 8];
+        std::os::unix::fs::FileExt::read_exact_at(&file, &mut back, 8).unwrap();
+        assert_eq!(u64::from_ne_bytes(back), 7);
+        let empty = tempfile::tempfile_in(dir.path()).unwrap();
+        assert!(U64s::new(&empty).unwrap().words().is_empty());
+        file.write_all(&[1, 2, 3]).unwrap();
+        assert!(U64s::new(&file).is_err());
     }
 }
