@@ -8,6 +8,8 @@ Builds three monorepos of real, distinct code from pinned registry packages (har
   s2: s1 + SymPy 1.13.3 (Python, 44 MB)
   s3: s2 + tokio, effect, redis (the other corpora of `bench/run.py`) and seven crates
       (bevy_ecs, wgpu-core, rustls, regex-automata, syn, hyper, clap_builder): 73 MB
+  s4: s3 + six more crates (aws-sdk-ec2, aws-sdk-iam, aws-sdk-s3, web-sys, cranelift-codegen,
+      naga): 165 MB, most of it generated API code (many methods of the same names)
 
 and indexes each (`sextant index --full --json`, a fresh `SEXTANT_HOME` per run), sampling the
 process's `/proc/PID/status` every 20 ms for its peak resident memory (`VmRSS`), split into
@@ -67,7 +69,17 @@ CRATES = {
     "hyper": ("1.5.0", "bbbff0a806a4728c99295b254c8838933b5b082d75e3cb70c8dab21fdfbcfa9a"),
     "clap_builder": ("4.5.20", "19bc80abd44e4bed93ca373a0704ccbd1b710dc5749406201bb018272808dc54"),
 }
-for crate, (version, digest) in CRATES.items():
+# The fourth stage's: twice s3's source, real (generated) code rather than copies.
+MORE_CRATES = {
+    "aws-sdk-ec2": ("1.90.0", "fed8791f1d24f2d09c0a2b09cb2706f168cf54d2babd934a8d229fa31b0b0400"),
+    "aws-sdk-iam": ("1.50.0", "244bda0530a9f653f3b32f4363307c2fcd96d59483f256b378857c2094de974d"),
+    "aws-sdk-s3": ("1.60.0", "0506cc60e392e33712d47717d5ae5760a3b134bf8ee7aea7e43df3d7e2669ae0"),
+    "web-sys": ("0.3.72", "f6488b90108c040df0fe62fa815cbdee25124641df01814dd7282749234c6112"),
+    "cranelift-codegen": (
+        "0.113.1", "46566d7c83a8bff4150748d66020f4c7224091952aa4b4df1ec4959c39d937a1"),
+    "naga": ("23.0.0", "3d5941e45a15b53aad4375eedf02033adb7a28931eedc31117faffa52e6a857e"),
+}
+for crate, (version, digest) in {**CRATES, **MORE_CRATES}.items():
     EXTRA[crate] = {
         "language": "rust",
         "version": version,
@@ -83,6 +95,7 @@ STAGES = {
     "s1": ["django"],
     "s2": ["django", "sympy"],
     "s3": ["django", "sympy", "tokio", "effect", "redis", *CRATES],
+    "s4": ["django", "sympy", "tokio", "effect", "redis", *CRATES, *MORE_CRATES],
 }
 
 

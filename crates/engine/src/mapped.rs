@@ -69,20 +69,40 @@ pub(crate) fn symbols(rows: File, text: File) -> io::Result<sextant_resolve::Sym
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
-/// Writes `rows` and `text` to temporary files in `dir` and maps them.
-pub(crate) fn table(
-    dir: &Path,
-    rows: Vec<u8>,
-    text: String,
-) -> io::Result<Box<dyn sextant_resolve::MappedTable>> {
-    let written = |bytes: &[u8]| -> io::Result<File> {
-        let mut file = tempfile::tempfile_in(dir)?;
-        file.write_all(bytes)?;
-        Ok(file)
+/// A table laid out in two temporary files in `dir`, its rows and its text written as they are
+/// made, then mapped.
+pub(crate) fn table_out(dir: &Path) -> io::Result<Box<dyn sextant_resolve::TableOut>> {
+    let file = || -> io::Result<io::BufWriter<File>> {
+        Ok(io::BufWriter::with_capacity(
+            1 << 16,
+            tempfile::tempfile_in(dir)?,
+        ))
     };
-    let (rows_file, text_file) = (written(&rows)?, written(text.as_bytes())?);
-    drop((rows, text));
-    Ok(Box::new(MappedRows::new(rows_file, text_file)?))
+    Ok(Box::new(TableFiles {
+        rows: file()?,
+        text: file()?,
+    }))
+}
+
+struct TableFiles {
+    rows: io::BufWriter<File>,
+    text: io::BufWriter<File>,
+}
+
+impl sextant_resolve::TableOut for TableFiles {
+    fn rows(&mut self) -> &mut dyn Write {
+        &mut self.rows
+    }
+
+    fn text(&mut self) -> &mut dyn Write {
+        &mut self.text
+    }
+
+    fn finish(self: Box<Self>) -> io::Result<Box<dyn sextant_resolve::MappedTable>> {
+        let done = |w: io::BufWriter<File>| w.into_inner().map_err(|e| e.into_error());
+        let (rows, text) = (done(self.rows)?, done(self.text)?);
+        Ok(Box::new(MappedRows::new(rows, text)?))
+    }
 }
 
 /// Words in a mapped temporary file.
@@ -212,6 +232,26 @@ mod tests {
         assert_eq!(words.words(), expected.as_slice());
         assert!(words_out(dir.path(), 0).is_err());
         assert!(words_out(&dir.path().join("missing"), 4).is_err());
+    }
+
+    /// A table's rows and text written through its files come back mapped; a table without
+    /// text (the families') too; text that is not UTF-8 is refused.
+    #[test]
+    fn a_table_written_through_its_files_is_mapped() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut out = table_out(dir.path()).unwrap();
+        out.rows().write_all(&[1, 2, 3, 4]).unwrap();
+        out.text().write_all("ab".as_bytes()).unwrap();
+        out.text().write_all("é".as_bytes()).unwrap();
+        let table = out.finish().unwrap();
+        assert_eq!((table.rows(), table.text()), (&[1u8, 2, 3, 4][..], "abé"));
+        let mut rows_only = table_out(dir.path()).unwrap();
+        rows_only.rows().write_all(&[9; 8]).unwrap();
+        let table = rows_only.finish().unwrap();
+        assert_eq!((table.rows(), table.text()), (&[9u8; 8][..], ""));
+        let mut bad = table_out(dir.path()).unwrap();
+        bad.text().write_all(&[0xff, 0xfe]).unwrap();
+        assert!(bad.finish().is_err());
     }
 
     /// Words written to a file are read and changed through its map, and the file sees the

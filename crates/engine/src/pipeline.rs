@@ -1821,8 +1821,8 @@ fn prepare_resolver(
                     words: &mut |n| {
                         crate::mapped::words_out(dir, n).inspect_err(|e| kept("name tables", e))
                     },
-                    rows: &mut |rows, text| {
-                        crate::mapped::table(dir, rows, text)
+                    rows: &mut || {
+                        crate::mapped::table_out(dir)
                             .inspect_err(|e| kept("files, normalised names or families", e))
                     },
                 },

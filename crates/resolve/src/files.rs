@@ -87,7 +87,7 @@ impl Files {
     /// stay as they are.
     pub(crate) fn freeze(
         &mut self,
-        map: &mut dyn FnMut(Vec<u8>, String) -> std::io::Result<Box<dyn MappedTable>>,
+        map: &mut crate::symbols::TablesOut<'_>,
     ) -> std::io::Result<()> {
         let Files::Heap(v) = self else {
             return Ok(());
@@ -109,7 +109,8 @@ impl Files {
             }
         }
         u32::try_from(text.len()).map_err(|_| too_long())?;
-        let table = map(rows, text)?;
+        let table = crate::symbols::lay_out(map, &rows, &text)?;
+        drop((rows, text));
         let same = table.rows().len() == ROW * v.len()
             && v.iter().enumerate().all(|(i, f)| {
                 read(&*table, i).is_some_and(|r| {
@@ -180,22 +181,26 @@ mod tests {
         ];
         let mut files = Files::Heap(v.clone());
         let before = seen(&files);
-        files.freeze(&mut crate::symbols::held).unwrap();
+        files.freeze(&mut crate::symbols::held_out).unwrap();
         assert!(matches!(files, Files::Frozen { .. }));
         assert_eq!(files.heap_bytes(), 0);
         assert_eq!(seen(&files), before);
         // A map that does not give back what was laid out leaves the files on the heap.
         for wrong in [
-            &mut |rows: Vec<u8>, _| crate::symbols::held(rows, "x".repeat(40)),
-            &mut |mut rows: Vec<u8>, text| {
+            |rows: Vec<u8>, _| crate::symbols::held(rows, "x".repeat(40)),
+            |mut rows: Vec<u8>, text| {
                 rows[0] ^= 1;
                 crate::symbols::held(rows, text)
             },
-            &mut |rows: Vec<u8>, text| crate::symbols::held(rows[..36].to_vec(), text),
-        ] as [&mut dyn FnMut(Vec<u8>, String) -> _; 3]
+            |rows: Vec<u8>, text| crate::symbols::held(rows[..36].to_vec(), text),
+        ] as [crate::symbols::Finish; 3]
         {
             let mut files = Files::Heap(v.clone());
-            assert!(files.freeze(wrong).is_err());
+            assert!(
+                files
+                    .freeze(&mut || crate::symbols::out_then(wrong))
+                    .is_err()
+            );
             assert!(matches!(files, Files::Heap(_)));
             assert_eq!(seen(&files), before);
         }

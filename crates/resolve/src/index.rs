@@ -628,26 +628,35 @@ impl Norms {
     /// rows and text (a map of temporary files) as they are made. On an error of `map`, text
     /// too long for the rows' 32-bit offsets, or a table that does not give back what was laid
     /// out, they are made again on the heap ([`Norms::on_heap`]).
-    pub(crate) fn laid_out(
-        symbols: &Symbols,
-        map: &mut dyn FnMut(Vec<u8>, String) -> std::io::Result<Box<dyn MappedTable>>,
-    ) -> Norms {
-        let mut rows = Vec::with_capacity(8 * symbols.len());
-        let mut text = String::new();
+    pub(crate) fn laid_out(symbols: &Symbols, map: &mut crate::symbols::TablesOut<'_>) -> Norms {
+        let Ok(mut out) = map() else {
+            return Norms::on_heap(symbols);
+        };
+        // Each name as it is made, in a buffer of its own: on the heap, the rows and the text
+        // of every name were the tables' build's largest part (27 MiB on 165 MB of source).
+        let mut name = String::new();
+        let mut at = 0usize;
         for s in symbols.iter() {
-            let start = text.len();
-            let (start, len) = if !is_spare(&s) && normalize_into(s.qname, &mut text) {
-                match (u32::try_from(start), u32::try_from(text.len() - start)) {
+            name.clear();
+            let (start, len) = if !is_spare(&s) && normalize_into(s.qname, &mut name) {
+                match (u32::try_from(at), u32::try_from(name.len())) {
                     (Ok(start), Ok(len)) if len != NO_NORM => (start, len),
                     _ => return Norms::on_heap(symbols),
                 }
             } else {
                 (0, NO_NORM)
             };
-            rows.extend_from_slice(&start.to_le_bytes());
-            rows.extend_from_slice(&len.to_le_bytes());
+            let written = out
+                .rows()
+                .write_all(&start.to_le_bytes())
+                .and_then(|()| out.rows().write_all(&len.to_le_bytes()))
+                .and_then(|()| out.text().write_all(name.as_bytes()));
+            if written.is_err() {
+                return Norms::on_heap(symbols);
+            }
+            at += name.len();
         }
-        let Ok(table) = map(rows, text) else {
+        let Ok(table) = out.finish() else {
             return Norms::on_heap(symbols);
         };
         let frozen = Norms::Frozen(table);
@@ -749,15 +758,16 @@ impl Family {
     /// back what was laid out, they stay as they are.
     pub(crate) fn freeze(
         &mut self,
-        map: &mut dyn FnMut(Vec<u8>, String) -> std::io::Result<Box<dyn MappedTable>>,
+        map: &mut crate::symbols::TablesOut<'_>,
     ) -> std::io::Result<()> {
         let Family::Heap(v) = self else {
             return Ok(());
         };
-        let table = map(
-            v.iter().flat_map(|f| f.to_le_bytes()).collect(),
-            String::new(),
-        )?;
+        let mut out = map()?;
+        for f in v.iter() {
+            out.rows().write_all(&f.to_le_bytes())?;
+        }
+        let table = out.finish()?;
         let rows = table.rows();
         if rows.len() != 2 * v.len()
             || v.iter()
@@ -875,7 +885,7 @@ mod tests {
             ]
             .map(|n| n.map(str::to_string))
         );
-        let norms = Norms::laid_out(&symbols, &mut crate::symbols::held);
+        let norms = Norms::laid_out(&symbols, &mut crate::symbols::held_out);
         assert!(matches!(norms, Norms::Frozen(_)));
         assert_eq!(norms.heap_bytes(), 0);
         for (i, n) in expected.iter().enumerate() {
@@ -883,12 +893,12 @@ mod tests {
         }
         // A map that does not give back what was laid out: the names are made on the heap.
         for wrong in [
-            &mut |rows: Vec<u8>, _| crate::symbols::held(rows, "a.cé.ü.xm.C.fa.b".into()),
-            &mut |rows: Vec<u8>, text| crate::symbols::held(rows[8..].to_vec(), text),
-            &mut |_: Vec<u8>, _| Err(std::io::Error::other("no room")),
-        ] as [&mut dyn FnMut(Vec<u8>, String) -> _; 3]
+            |rows: Vec<u8>, _| crate::symbols::held(rows, "a.cé.ü.xm.C.fa.b".into()),
+            |rows: Vec<u8>, text| crate::symbols::held(rows[8..].to_vec(), text),
+            |_: Vec<u8>, _| Err(std::io::Error::other("no room")),
+        ] as [crate::symbols::Finish; 3]
         {
-            let norms = Norms::laid_out(&symbols, wrong);
+            let norms = Norms::laid_out(&symbols, &mut || crate::symbols::out_then(wrong));
             assert!(matches!(norms, Norms::Heap(_)));
             assert_eq!(norms.get(4), Some("é.ü.x"));
         }
@@ -898,20 +908,24 @@ mod tests {
     fn frozen_families_answer_as_the_heap_did_and_a_wrong_copy_is_refused() {
         let v = vec![0, u16::MAX, 3, 0x1234];
         let mut family = Family::Heap(v.clone());
-        family.freeze(&mut crate::symbols::held).unwrap();
+        family.freeze(&mut crate::symbols::held_out).unwrap();
         assert!(matches!(family, Family::Frozen(_)));
         assert_eq!(family.heap_bytes(), 0);
         assert_eq!((0..v.len()).map(|i| family.get(i)).collect::<Vec<_>>(), v);
         for wrong in [
-            &mut |rows: Vec<u8>, text| crate::symbols::held(rows[2..].to_vec(), text),
-            &mut |mut rows: Vec<u8>, text| {
+            |rows: Vec<u8>, text| crate::symbols::held(rows[2..].to_vec(), text),
+            |mut rows: Vec<u8>, text| {
                 rows[7] ^= 1;
                 crate::symbols::held(rows, text)
             },
-        ] as [&mut dyn FnMut(Vec<u8>, String) -> _; 2]
+        ] as [crate::symbols::Finish; 2]
         {
             let mut family = Family::Heap(v.clone());
-            assert!(family.freeze(wrong).is_err());
+            assert!(
+                family
+                    .freeze(&mut || crate::symbols::out_then(wrong))
+                    .is_err()
+            );
             assert_eq!(family.heap_mut(), &v);
         }
     }

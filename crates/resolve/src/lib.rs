@@ -34,4 +34,6 @@ pub use modules::normalize;
 pub use pages::{BindingSource, ImportTableSource, paged};
 pub use patch::{Matching, PatchError, Replaced, match_symbols};
 pub use resolver::{Freeze, ImportSource, MAX_CANDIDATES, Resolver, push};
-pub use symbols::{MappedLayout, MappedTable, ROW_BYTES, SymRef, Symbols, encode_piece};
+pub use symbols::{
+    MappedLayout, MappedTable, ROW_BYTES, SymRef, Symbols, TableOut, TablesOut, encode_piece,
+};

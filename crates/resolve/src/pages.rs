@@ -520,9 +520,9 @@ mod tests {
                         laid_out.set(laid_out.get() + 1);
                         crate::lists::tests::heap_words(n)
                     },
-                    rows: &mut |rows, text| {
+                    rows: &mut || {
                         laid_out.set(laid_out.get() + 1);
-                        crate::symbols::held(rows, text)
+                        crate::symbols::held_out()
                     },
                 },
             )

@@ -10,7 +10,7 @@ use crate::input::{Binds, Edge, FileCtx, Imp, LangRules, Output, Ref, Resolution
 use crate::links::Links;
 use crate::lists::{NameLists, key_hash};
 use crate::modules::{dir_of, join_relative, normalize, segments, strip_extension};
-use crate::symbols::{MappedTable, Symbols};
+use crate::symbols::Symbols;
 
 /// At most this many candidates are kept as `ambiguous` edges; more is `too_many_candidates`.
 pub const MAX_CANDIDATES: usize = 8;
@@ -39,8 +39,9 @@ impl ImportSource for &[Imp] {
 pub struct Freeze<'a> {
     /// Makes memory for a name table's words, as many as asked for.
     pub words: &'a mut dyn FnMut(usize) -> std::io::Result<Box<dyn crate::lists::WordsOut>>,
-    /// Makes memory of the normalised names' rows and text.
-    pub rows: &'a mut dyn FnMut(Vec<u8>, String) -> std::io::Result<Box<dyn MappedTable>>,
+    /// Makes memory for a table's rows and text (the files, the normalised names, the
+    /// families), written as they are made.
+    pub rows: &'a mut crate::symbols::TablesOut<'a>,
 }
 
 /// Where a file's final import table goes, as bytes ([`Resolver::resolve_imports_paged`]).

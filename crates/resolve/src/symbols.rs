@@ -81,6 +81,30 @@ pub trait MappedTable: Send + Sync + std::fmt::Debug {
     fn release(&mut self) {}
 }
 
+/// A table being laid out in memory the caller keeps (temporary files, say): its rows and
+/// text written as they are made, then read back as a [`MappedTable`].
+pub trait TableOut {
+    fn rows(&mut self) -> &mut dyn std::io::Write;
+    fn text(&mut self) -> &mut dyn std::io::Write;
+    /// The table written, read-only.
+    fn finish(self: Box<Self>) -> std::io::Result<Box<dyn MappedTable>>;
+}
+
+/// Makes a [`TableOut`] for each table laid out ([`crate::Freeze::rows`]).
+pub type TablesOut<'a> = dyn FnMut() -> std::io::Result<Box<dyn TableOut>> + 'a;
+
+/// Lays out `rows` and `text` made on the heap through `map`.
+pub(crate) fn lay_out(
+    map: &mut TablesOut<'_>,
+    rows: &[u8],
+    text: &str,
+) -> std::io::Result<Box<dyn MappedTable>> {
+    let mut out = map()?;
+    out.rows().write_all(rows)?;
+    out.text().write_all(text.as_bytes())?;
+    out.finish()
+}
+
 /// Definitions by position.
 #[derive(Default, Debug)]
 pub struct Symbols {
@@ -495,6 +519,36 @@ impl MappedTable for Held {
 #[cfg(test)]
 pub(crate) fn held(rows: Vec<u8>, text: String) -> std::io::Result<Box<dyn MappedTable>> {
     Ok(Box::new(Held(rows, text)))
+}
+
+/// What a table laid out on the heap ([`out_then`]) becomes: its rows and text.
+#[cfg(test)]
+pub(crate) type Finish = fn(Vec<u8>, String) -> std::io::Result<Box<dyn MappedTable>>;
+
+/// A table laid out on the heap, as a caller's temporary files would be, then given to `then`
+/// (which may change it, as a faulty map would; for tests).
+#[cfg(test)]
+pub(crate) fn out_then(then: Finish) -> std::io::Result<Box<dyn TableOut>> {
+    struct HeldOut(Vec<u8>, Vec<u8>, Finish);
+    impl TableOut for HeldOut {
+        fn rows(&mut self) -> &mut dyn std::io::Write {
+            &mut self.0
+        }
+        fn text(&mut self) -> &mut dyn std::io::Write {
+            &mut self.1
+        }
+        fn finish(self: Box<Self>) -> std::io::Result<Box<dyn MappedTable>> {
+            let text = String::from_utf8(self.1).map_err(std::io::Error::other)?;
+            (self.2)(self.0, text)
+        }
+    }
+    Ok(Box::new(HeldOut(Vec::new(), Vec::new(), then)))
+}
+
+/// A table laid out on the heap, as a caller's temporary files would be (for tests).
+#[cfg(test)]
+pub(crate) fn held_out() -> std::io::Result<Box<dyn TableOut>> {
+    out_then(held)
 }
 
 /// A mapped copy of `s`, the table held in memory (for tests: one piece per definition).
