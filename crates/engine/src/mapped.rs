@@ -17,7 +17,7 @@ use std::path::Path;
 
 use memmap2::{Mmap, MmapMut, UncheckedAdvice};
 
-/// Rows and their text, each a map of a file: the definitions, the normalised names.
+/// Rows and their text, each a map of a file: the definitions, the files.
 #[derive(Debug)]
 struct MappedRows {
     rows: Mmap,

@@ -1806,8 +1806,8 @@ fn prepare_resolver(
         }
     }
     resolve::trace::mark(0);
-    // A resolver that is never patched (mapped definitions) reads its name tables and
-    // normalised names from maps too, each laid out as soon as it is built.
+    // A resolver that is never patched (mapped definitions) reads its name tables, files and
+    // families from maps too, each laid out as soon as it is built.
     let resolver = match head_dir {
         Some(dir) if symbols.is_mapped() => {
             let kept = |what: &str, e: &std::io::Error| {
@@ -1822,8 +1822,7 @@ fn prepare_resolver(
                         crate::mapped::words_out(dir, n).inspect_err(|e| kept("name tables", e))
                     },
                     rows: &mut || {
-                        crate::mapped::table_out(dir)
-                            .inspect_err(|e| kept("files, normalised names or families", e))
+                        crate::mapped::table_out(dir).inspect_err(|e| kept("files or families", e))
                     },
                 },
             )

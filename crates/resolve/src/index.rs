@@ -1,6 +1,7 @@
 //! Name indexes over a generation's symbols, built once per resolution.
 
 use rustc_hash::FxHashMap;
+use std::borrow::Cow;
 
 use crate::files::{FileRef, Files};
 use crate::input::{FileCtx, LangRules, Symbol};
@@ -13,7 +14,6 @@ pub(crate) struct Index {
     pub symbols: Symbols,
     /// Normalised qualified name per symbol where it differs from the qualified name (a
     /// Python, Java or TypeScript name is already normalised): see [`Index::norm`].
-    pub norms: Norms,
     pub by_id: ById,
     /// Name → symbols ([`named`]).
     pub by_name: NameLists,
@@ -206,7 +206,7 @@ impl Index {
     /// Indexes `symbols` (grouped by file, files in order), with `spare_places` spare places
     /// after each file's run (a file defining nothing gets its spare places too).
     /// With `freeze`, and definitions that are mapped (a table never patched), the files, the
-    /// name tables and the normalised names are laid out read-only through it as they are
+    /// name tables and the families are laid out read-only through it as they are
     /// built.
     pub fn build(
         files: Vec<FileCtx>,
@@ -303,12 +303,6 @@ impl Index {
                 let _ = lists.freeze(&mut *f.words);
             }
         }
-        // The normalised names are laid out as they are made, when a caller keeps them: on the
-        // heap first, a box for each and their vector were the peak of the tables' build.
-        let norms = match freeze.as_mut() {
-            Some(f) => Norms::laid_out(&symbols, &mut *f.rows),
-            None => Norms::on_heap(&symbols),
-        };
         let mut by_id = ById::empty(mapped);
         let mut family = Family::Heap(Vec::with_capacity(symbols.len()));
         for (i, s) in symbols.iter().enumerate() {
@@ -336,9 +330,11 @@ impl Index {
         let by_name = symbol_lists(&symbols, &mut words, |_, s| {
             Some((key_hash(None, s.name), named(&symbols, s.name)))
         });
-        let by_norm = symbol_lists(&symbols, &mut words, |i, s| {
-            let key = norms.get(i as usize).unwrap_or(s.qname);
-            Some((key_hash(None, key), normed(&symbols, &norms, key)))
+        // Normalised on demand: stored, the normalised names were a table as large as the
+        // qualified names in a language whose separators are not dots.
+        let by_norm = symbol_lists(&symbols, &mut words, |_, s| {
+            let key = norm_of(s.qname);
+            Some((key_hash(None, &key), normed(&symbols, key)))
         });
         let children = symbol_lists(&symbols, &mut words, |_, s| {
             let p = s.parent?;
@@ -357,7 +353,6 @@ impl Index {
         });
         Index {
             symbols,
-            norms,
             by_id,
             by_name,
             by_norm,
@@ -454,12 +449,12 @@ impl Index {
 
     pub fn norm_named(&self, key: &str) -> &[u32] {
         self.by_norm
-            .get(key_hash(None, key), normed(&self.symbols, &self.norms, key))
+            .get(key_hash(None, key), normed(&self.symbols, key))
     }
 
     /// The normalised qualified name of the symbol at position `i`.
-    pub fn norm(&self, i: usize) -> &str {
-        norm_at(&self.symbols, &self.norms, i)
+    pub fn norm(&self, i: usize) -> Cow<'_, str> {
+        norm_of(self.symbols.get(i).qname)
     }
 
     /// The top-level symbols named `name` in the directory of file `file`.
@@ -559,163 +554,21 @@ pub(crate) fn named<'a>(symbols: &'a Symbols, name: &'a str) -> impl Fn(u32) -> 
     move |p| symbols.get(p as usize).name == name
 }
 
-/// A symbol's normalised qualified name, when it differs from its qualified name.
-pub(crate) fn normalized(qname: &str) -> Option<Box<str>> {
-    let n = normalize(qname);
-    (n != qname).then(|| n.into_boxed_str())
-}
-
-/// The normalised qualified name of the symbol at position `i` ([`Index::norms`]).
-pub(crate) fn norm_at<'a>(symbols: &'a Symbols, norms: &'a Norms, i: usize) -> &'a str {
-    norms.get(i).unwrap_or_else(|| symbols.get(i).qname)
-}
-
-/// The normalised qualified names that differ from the qualified names, by position.
-pub(crate) enum Norms {
-    Heap(Vec<Option<Box<str>>>),
-    /// Laid out read-only ([`Norms::laid_out`]): per position 8 bytes in the rows, the start
-    /// and length of its name in the text (length [`NO_NORM`]: none).
-    Frozen(Box<dyn MappedTable>),
-}
-
-/// The length of a position without a normalised name of its own ([`Norms::Frozen`]).
-const NO_NORM: u32 = u32::MAX;
-
-impl Norms {
-    pub(crate) fn get(&self, i: usize) -> Option<&str> {
-        match self {
-            Norms::Heap(v) => v[i].as_deref(),
-            Norms::Frozen(_) => self.row(i).flatten(),
-        }
+/// A qualified name normalised ([`normalize`]), borrowed when it already is.
+pub(crate) fn norm_of(qname: &str) -> Cow<'_, str> {
+    let normal = !qname.contains([':', '\\', '/', '#'])
+        && !qname.starts_with('.')
+        && !qname.ends_with('.')
+        && !qname.contains("..");
+    if normal {
+        Cow::Borrowed(qname)
+    } else {
+        Cow::Owned(normalize(qname))
     }
-
-    /// The names on the heap, to change (only a table that was never frozen changes).
-    pub(crate) fn heap_mut(&mut self) -> &mut Vec<Option<Box<str>>> {
-        match self {
-            Norms::Heap(v) => v,
-            Norms::Frozen(_) => panic!("frozen normalised names do not change"),
-        }
-    }
-
-    pub(crate) fn heap_bytes(&self) -> usize {
-        match self {
-            Norms::Heap(v) => {
-                v.capacity() * std::mem::size_of::<Option<Box<str>>>()
-                    + v.iter().flatten().map(|b| b.len()).sum::<usize>()
-            }
-            Norms::Frozen(_) => 0,
-        }
-    }
-
-    /// The normalised names of `symbols` that differ from their qualified names, on the heap
-    /// (for a resolver the patcher may change).
-    pub(crate) fn on_heap(symbols: &Symbols) -> Norms {
-        Norms::Heap(
-            symbols
-                .iter()
-                .map(|s| {
-                    if is_spare(&s) {
-                        None
-                    } else {
-                        normalized(s.qname)
-                    }
-                })
-                .collect(),
-        )
-    }
-
-    /// The normalised names of `symbols`, laid out read-only in memory `map` makes of their
-    /// rows and text (a map of temporary files) as they are made. On an error of `map`, text
-    /// too long for the rows' 32-bit offsets, or a table that does not give back what was laid
-    /// out, they are made again on the heap ([`Norms::on_heap`]).
-    pub(crate) fn laid_out(symbols: &Symbols, map: &mut crate::symbols::TablesOut<'_>) -> Norms {
-        let Ok(mut out) = map() else {
-            return Norms::on_heap(symbols);
-        };
-        // Each name as it is made, in a buffer of its own: on the heap, the rows and the text
-        // of every name were the tables' build's largest part (27 MiB on 165 MB of source).
-        let mut name = String::new();
-        let mut at = 0usize;
-        for s in symbols.iter() {
-            name.clear();
-            let (start, len) = if !is_spare(&s) && normalize_into(s.qname, &mut name) {
-                match (u32::try_from(at), u32::try_from(name.len())) {
-                    (Ok(start), Ok(len)) if len != NO_NORM => (start, len),
-                    _ => return Norms::on_heap(symbols),
-                }
-            } else {
-                (0, NO_NORM)
-            };
-            let written = out
-                .rows()
-                .write_all(&start.to_le_bytes())
-                .and_then(|()| out.rows().write_all(&len.to_le_bytes()))
-                .and_then(|()| out.text().write_all(name.as_bytes()));
-            if written.is_err() {
-                return Norms::on_heap(symbols);
-            }
-            at += name.len();
-        }
-        let Ok(table) = out.finish() else {
-            return Norms::on_heap(symbols);
-        };
-        let frozen = Norms::Frozen(table);
-        // What came back is what was laid out: each name, or its absence, is the qualified
-        // name's (checked without making the names again).
-        let same = symbols.iter().enumerate().all(|(i, s)| {
-            let (row, q) = (frozen.row(i), s.qname);
-            match row {
-                Some(None) => is_spare(&s) || joins_to(q, q),
-                Some(Some(n)) => !is_spare(&s) && n != q && joins_to(q, n),
-                None => false,
-            }
-        });
-        if same {
-            frozen
-        } else {
-            Norms::on_heap(symbols)
-        }
-    }
-
-    /// The name at position `i` of a frozen table (`None` for a row missing or pointing outside
-    /// the text), as [`Norms::get`].
-    fn row(&self, i: usize) -> Option<Option<&str>> {
-        match self {
-            Norms::Heap(v) => v.get(i).map(|n| n.as_deref()),
-            Norms::Frozen(t) => {
-                let row = t.rows().get(8 * i..8 * i + 8)?;
-                let word = |at: usize| {
-                    u32::from_le_bytes([row[at], row[at + 1], row[at + 2], row[at + 3]])
-                };
-                let (start, len) = (word(0) as usize, word(4));
-                if len == NO_NORM {
-                    return Some(None);
-                }
-                t.text().get(start..start + len as usize).map(Some)
-            }
-        }
-    }
-}
-
-/// Appends the normalised `qname` to `text` when it differs from `qname` (and says whether it
-/// did).
-fn normalize_into(qname: &str, text: &mut String) -> bool {
-    let start = text.len();
-    for seg in segments(qname) {
-        if text.len() > start {
-            text.push('.');
-        }
-        text.push_str(seg);
-    }
-    let differs = text[start..] != *qname;
-    if !differs {
-        text.truncate(start);
-    }
-    differs
 }
 
 /// Whether `normalize(qname) == normal`, without making the normalised name.
-fn joins_to(qname: &str, normal: &str) -> bool {
+pub(crate) fn joins_to(qname: &str, normal: &str) -> bool {
     if normal.is_empty() {
         segments(qname).next().is_none()
     } else {
@@ -788,10 +641,9 @@ impl Family {
 /// [`Index::by_norm`]).
 pub(crate) fn normed<'a>(
     symbols: &'a Symbols,
-    norms: &'a Norms,
-    key: &'a str,
+    key: impl AsRef<str> + 'a,
 ) -> impl Fn(u32) -> bool + 'a {
-    move |p| norm_at(symbols, norms, p as usize) == key
+    move |p| joins_to(symbols.get(p as usize).qname, key.as_ref())
 }
 
 /// Whether the symbol at a position is named `name` and defined in a file of directory `dir`
@@ -853,10 +705,47 @@ mod tests {
         }
     }
 
+    fn rules() -> Vec<LangRules> {
+        vec![LangRules {
+            id: "python".into(),
+            family: "python".into(),
+            self_names: Vec::new(),
+            super_names: Vec::new(),
+            binds: crate::input::Binds::None,
+            implicit_self: false,
+            module_style: "python".into(),
+            builtin_names: Default::default(),
+            builtin_members: Default::default(),
+            separate_call_names: false,
+        }]
+    }
+
     #[test]
-    fn normalised_names_laid_out_answer_as_the_heap_does_and_a_wrong_copy_is_refused() {
-        // Already normal, with separators, an empty name, one of separators only, a spare.
-        let qnames = ["a.b", "a::b", "", "::", "é::ü\\x", "m.C#f", "a..b"];
+    fn normalised_names_are_made_on_demand_and_found_by_their_key() {
+        // Already normal, with separators, empty, separators only, dots at an end or doubled.
+        let qnames = [
+            "a.b",
+            "a::b",
+            "",
+            "::",
+            "é::ü\\x",
+            "m.C#f",
+            "a..b",
+            ".a",
+            "a.",
+            "a/b",
+            "x",
+        ];
+        let normal = [
+            "a.b", "a.b", "", "", "é.ü.x", "m.C.f", "a.b", "a", "a", "a.b", "x",
+        ];
+        for (q, n) in qnames.iter().zip(normal) {
+            assert_eq!(normalize(q), n, "{q}");
+            let made = norm_of(q);
+            assert_eq!(made, n, "{q}");
+            // Borrowed exactly when the name is its own normal form.
+            assert_eq!(matches!(made, Cow::Borrowed(_)), *q == n, "{q}");
+        }
         let mut defs: Vec<Symbol> = qnames
             .iter()
             .enumerate()
@@ -867,41 +756,19 @@ mod tests {
             .collect();
         defs.push(spare(1));
         let symbols: Symbols = defs.into();
-        let heap = Norms::on_heap(&symbols);
-        let expected: Vec<Option<String>> = (0..symbols.len())
-            .map(|i| heap.get(i).map(str::to_string))
-            .collect();
-        assert_eq!(
-            expected,
-            [
-                None,
-                Some("a.b"),
-                None,
-                Some(""),
-                Some("é.ü.x"),
-                Some("m.C.f"),
-                Some("a.b"),
-                None
-            ]
-            .map(|n| n.map(str::to_string))
+        let ix = Index::build(vec![file(1)], symbols, rules(), 0, None);
+        for (i, n) in normal.iter().enumerate() {
+            assert_eq!(ix.norm(i), *n);
+            let want: Vec<u32> = (0..qnames.len() as u32)
+                .filter(|&p| normal[p as usize] == *n)
+                .collect();
+            assert_eq!(ix.norm_named(n), &want[..], "{n}");
+        }
+        assert!(ix.norm_named("a.b.c").is_empty());
+        assert!(
+            ix.norm_named("a::b").is_empty(),
+            "a key is normalised already"
         );
-        let norms = Norms::laid_out(&symbols, &mut crate::symbols::held_out);
-        assert!(matches!(norms, Norms::Frozen(_)));
-        assert_eq!(norms.heap_bytes(), 0);
-        for (i, n) in expected.iter().enumerate() {
-            assert_eq!(norms.get(i), n.as_deref(), "position {i}");
-        }
-        // A map that does not give back what was laid out: the names are made on the heap.
-        for wrong in [
-            |rows: Vec<u8>, _| crate::symbols::held(rows, "a.cé.ü.xm.C.fa.b".into()),
-            |rows: Vec<u8>, text| crate::symbols::held(rows[8..].to_vec(), text),
-            |_: Vec<u8>, _| Err(std::io::Error::other("no room")),
-        ] as [crate::symbols::Finish; 3]
-        {
-            let norms = Norms::laid_out(&symbols, &mut || crate::symbols::out_then(wrong));
-            assert!(matches!(norms, Norms::Heap(_)));
-            assert_eq!(norms.get(4), Some("é.ü.x"));
-        }
     }
 
     #[test]
@@ -938,20 +805,6 @@ mod tests {
             .map(|(id, f)| def(id, f))
             .collect();
         let files = || vec![file(1), file(2)];
-        let rules = || {
-            vec![LangRules {
-                id: "python".into(),
-                family: "python".into(),
-                self_names: Vec::new(),
-                super_names: Vec::new(),
-                binds: crate::input::Binds::None,
-                implicit_self: false,
-                module_style: "python".into(),
-                builtin_names: Default::default(),
-                builtin_members: Default::default(),
-                separate_call_names: false,
-            }]
-        };
         let in_memory = Index::build(files(), defs.clone().into(), rules(), 0, None);
         let mapped = Index::build(
             files(),

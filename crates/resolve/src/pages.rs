@@ -507,8 +507,8 @@ mod tests {
         let replaced = r.replace_file(1, file(2, "a.py"), Vec::new(), Vec::new());
         assert_eq!(replaced.err(), Some(PatchError::Paged));
 
-        // Its files, their five tables, its four name tables, its normalised names and its
-        // families can be laid out read-only as they are built.
+        // Its files, their five tables, its four name tables and its families can be laid out
+        // read-only as they are built.
         let laid_out = std::cell::Cell::new(0);
         let freeze = |symbols: crate::symbols::Symbols| {
             Resolver::frozen(
@@ -533,17 +533,17 @@ mod tests {
         let frozen = freeze(crate::symbols::mapped_copy(&symbols.clone().into()));
         assert_eq!(
             laid_out.get(),
-            16,
-            "1 + 5 file tables, 4 symbol tables (scratch and layout each) + 2"
+            15,
+            "1 + 5 file tables, 4 symbol tables (scratch and layout each) + 1"
         );
-        let heaps = ["by_norm", "norms", "family"].map(|part| heap(&frozen, part));
-        assert_eq!(heaps, [0, 0, 0]);
+        let heaps = ["by_norm", "family"].map(|part| heap(&frozen, part));
+        assert_eq!(heaps, [0, 0]);
         // The files' tables keep only a position per id and a directory per file.
         assert_eq!(heap(&frozen, "files"), 8 * files.len());
         assert_eq!(targets(frozen.resolve(&call())), in_memory);
         // Definitions on the heap (a resolver that may be patched): nothing is laid out.
         let kept = freeze(symbols.into());
-        assert_eq!(laid_out.get(), 16);
+        assert_eq!(laid_out.get(), 15);
         assert_ne!(heap(&kept, "by_norm"), 0);
         assert_eq!(targets(kept.resolve(&call())), in_memory);
     }

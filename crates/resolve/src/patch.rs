@@ -23,7 +23,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::index::{child_named, in_dir, named, norm_at, normalized, normed};
+use crate::index::{child_named, in_dir, named, norm_of, normed};
 use crate::input::{Bind, FileCtx, Symbol};
 use crate::lists::key_hash;
 use crate::modules::normalize;
@@ -193,7 +193,7 @@ impl Resolver {
         for i in matching.removed() {
             let s = &olds[i];
             if self.is_fixed(&s.name, fi)
-                || (s.kind.is_type_like() && self.owner_paths.contains(self.ix.norm(first + i)))
+                || (s.kind.is_type_like() && self.owner_paths.contains(&*self.ix.norm(first + i)))
             {
                 return Err(PatchError::FixedName);
             }
@@ -223,7 +223,6 @@ impl Resolver {
         // The old run leaves the name indexes.
         let in_run = |p: &u32| (first..end).contains(&(*p as usize));
         let symbols_now = &self.ix.symbols;
-        let norms_now = &self.ix.norms;
         for k in 0..end - first {
             let s = symbols_now.get(first + k);
             self.ix.by_id.map_mut().remove(&s.id);
@@ -232,12 +231,10 @@ impl Resolver {
                 .remove(key_hash(None, s.name), named(symbols_now, s.name), |p| {
                     in_run(&p)
                 });
-            let n = norm_at(symbols_now, norms_now, first + k);
+            let n = norm_of(s.qname);
             self.ix
                 .by_norm
-                .remove(key_hash(None, n), normed(symbols_now, norms_now, n), |p| {
-                    in_run(&p)
-                });
+                .remove(key_hash(None, &n), normed(symbols_now, &*n), |p| in_run(&p));
             // Containment lists of the file's own nodes hold only its definitions: they go.
             if let Some(parent) = s.parent {
                 self.ix.children.remove(
@@ -333,12 +330,6 @@ impl Resolver {
 
         // The new run.
         let pad = new_region - n_new;
-        let norms: Vec<Option<Box<str>>> = symbols
-            .iter()
-            .map(|s| normalized(&s.qname))
-            .chain(std::iter::repeat_n(None, pad))
-            .collect();
-        self.ix.norms.heap_mut().splice(first..region_end, norms);
         self.ix.family.heap_mut().splice(
             first..region_end,
             std::iter::repeat_n(family, n_new).chain(std::iter::repeat_n(u16::MAX, pad)),
@@ -359,7 +350,6 @@ impl Resolver {
         };
         let sorted = |p: u32| move |list: &[u32]| list.partition_point(|&x| x < p);
         let symbols_now = &self.ix.symbols;
-        let norms_now = &self.ix.norms;
         for j in 0..n_new {
             let p = (first + j) as u32;
             let s = symbols_now.get(first + j);
@@ -370,13 +360,10 @@ impl Resolver {
                 p,
                 sorted(p),
             );
-            let n = norm_at(symbols_now, norms_now, first + j);
-            self.ix.by_norm.insert_by(
-                key_hash(None, n),
-                normed(symbols_now, norms_now, n),
-                p,
-                sorted(p),
-            );
+            let n = norm_of(s.qname);
+            self.ix
+                .by_norm
+                .insert_by(key_hash(None, &n), normed(symbols_now, &*n), p, sorted(p));
             if let Some(parent) = s.parent {
                 self.ix.children.push(
                     key_hash(Some(parent), s.name),

@@ -39,8 +39,8 @@ impl ImportSource for &[Imp] {
 pub struct Freeze<'a> {
     /// Makes memory for a name table's words, as many as asked for.
     pub words: &'a mut dyn FnMut(usize) -> std::io::Result<Box<dyn crate::lists::WordsOut>>,
-    /// Makes memory for a table's rows and text (the files, the normalised names, the
-    /// families), written as they are made.
+    /// Makes memory for a table's rows and text (the files, the families), written as they
+    /// are made.
     pub rows: &'a mut crate::symbols::TablesOut<'a>,
 }
 
@@ -282,8 +282,8 @@ impl Resolver {
         Self::of_index(Index::build(files, symbols.into(), rules, spare, None))
     }
 
-    /// [`Resolver::new`] for mapped definitions ([`Symbols::mapped`]): its name tables and
-    /// normalised names are laid out read-only through `freeze` as they are built, one at a
+    /// [`Resolver::new`] for mapped definitions ([`Symbols::mapped`]): its name tables, files
+    /// and families are laid out read-only through `freeze` as they are built, one at a
     /// time, so that at most one of them is ever on the heap. A table `freeze` fails to lay out
     /// stays on the heap. With definitions on the heap (a resolver that may be patched),
     /// `freeze` is not used.
@@ -457,7 +457,6 @@ impl Resolver {
             .sum();
         vec![
             ("symbols", ix.symbols.heap_bytes()),
-            ("norms", ix.norms.heap_bytes()),
             ("by_id", ix.by_id.heap_bytes()),
             ("by_name", ix.by_name.heap_bytes()),
             ("by_norm", ix.by_norm.heap_bytes()),
@@ -1174,7 +1173,7 @@ impl Resolver {
 
     /// Members named `name` of the type/namespace `s`, following base types.
     pub(crate) fn member(&self, s: u32, name: &str, depth: u32) -> Vec<u32> {
-        let mut direct = dotted(self.ix.norm(s as usize), name, |key| {
+        let mut direct = dotted(&self.ix.norm(s as usize), name, |key| {
             self.ix.norm_named(key).to_vec()
         });
         if !self.extra_members.is_empty()
@@ -1280,7 +1279,8 @@ impl Resolver {
         if inside_type {
             return None;
         }
-        let (owner_path, _) = self.ix.norm(i as usize).rsplit_once('.')?;
+        let norm = self.ix.norm(i as usize);
+        let (owner_path, _) = norm.rsplit_once('.')?;
         let owner = owner_path.rsplit('.').next().unwrap_or(owner_path);
         Some((owner_path.to_string(), owner.to_string()))
     }
@@ -1441,7 +1441,7 @@ impl Resolver {
                 .iter()
                 .any(|&c| self.ix.symbols.get(c as usize).declaration)
         {
-            let defined: FxHashSet<&str> = kept
+            let defined: FxHashSet<std::borrow::Cow<'_, str>> = kept
                 .iter()
                 .filter(|&&c| !self.ix.symbols.get(c as usize).declaration)
                 .map(|&c| self.ix.norm(c as usize))
@@ -1450,7 +1450,7 @@ impl Resolver {
                 .into_iter()
                 .filter(|&c| {
                     !self.ix.symbols.get(c as usize).declaration
-                        || !defined.contains(self.ix.norm(c as usize))
+                        || !defined.contains(&self.ix.norm(c as usize))
                 })
                 .collect();
         }
@@ -1479,7 +1479,7 @@ impl Resolver {
                     }
                     let defs: Vec<u32> = self
                         .ix
-                        .norm_named(self.ix.norm(c as usize))
+                        .norm_named(&self.ix.norm(c as usize))
                         .iter()
                         .copied()
                         .filter(|&d| {
