@@ -1574,6 +1574,7 @@ impl LiveIndex {
                     reuse: None,
                     hashed: true,
                     stat: source.stat,
+                    held: None,
                 })
             })
             .collect();

@@ -165,6 +165,64 @@ pub(crate) struct Extracted {
     pub(crate) hashed: bool,
     /// The stat of the file when this run read it, for the stat cache.
     pub(crate) stat: Option<sextant_vfs::FileStat>,
+    /// Its share of the source in flight ([`InFlight`]), given back when the item is dropped.
+    pub(crate) held: Option<Held>,
+}
+
+/// The most source, in bytes, being extracted or waiting for the writer at once. Extraction
+/// takes about 50 times a file's size while it runs (a 783 KB file of generated Rust: 40 MiB),
+/// and what waits for the writer keeps its facts: without a bound, two dense files extracted
+/// together set the read phase's peak. A file larger than this is extracted alone.
+const IN_FLIGHT_BYTES: u64 = 1 << 20;
+
+/// Source bytes in flight between the workers and the writer ([`IN_FLIGHT_BYTES`]).
+pub(crate) struct InFlight {
+    used: std::sync::Mutex<u64>,
+    freed: std::sync::Condvar,
+    limit: u64,
+}
+
+impl InFlight {
+    pub(crate) fn new(limit: u64) -> Arc<InFlight> {
+        Arc::new(InFlight {
+            used: std::sync::Mutex::new(0),
+            freed: std::sync::Condvar::new(),
+            limit,
+        })
+    }
+
+    /// Waits until `bytes` more fit (or nothing else is in flight), and takes them.
+    pub(crate) fn take(self: &Arc<Self>, bytes: u64) -> Held {
+        let mut used = self.used.lock().unwrap_or_else(|e| e.into_inner());
+        while *used > 0 && used.saturating_add(bytes) > self.limit {
+            used = self.freed.wait(used).unwrap_or_else(|e| e.into_inner());
+        }
+        *used += bytes;
+        Held {
+            of: Arc::clone(self),
+            bytes,
+        }
+    }
+
+    #[cfg(test)]
+    fn used(&self) -> u64 {
+        *self.used.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Bytes taken from an [`InFlight`], given back on drop (whatever drops the item: the writer,
+/// a channel whose receiver is gone, an unwinding thread).
+pub(crate) struct Held {
+    of: Arc<InFlight>,
+    bytes: u64,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let mut used = self.of.used.lock().unwrap_or_else(|e| e.into_inner());
+        *used = used.saturating_sub(self.bytes);
+        self.of.freed.notify_all();
+    }
 }
 
 /// A file parsed ahead of its language's queries, to extract once they are compiled.
@@ -567,7 +625,9 @@ pub fn index(
     // Files parsed while their language's queries compile (see `AHEAD_BYTES`).
     let ahead: std::sync::Mutex<Vec<Ahead>> = std::sync::Mutex::new(Vec::new());
     let ahead_bytes = AtomicU64::new(0);
+    let in_flight = InFlight::new(IN_FLIGHT_BYTES);
     std::thread::scope(|scope| {
+        let in_flight = &in_flight;
         let registry = &registry;
         let layout = &layout;
         let previous = &previous;
@@ -597,6 +657,7 @@ pub fn index(
                 reuse: None,
                 hashed: true,
                 stat: source.stat,
+                held: None,
             }
         };
         type Sent = std::result::Result<Extracted, (String, &'static str, u64)>;
@@ -690,6 +751,7 @@ pub fn index(
                                 reuse: Some(p.id),
                                 hashed: false,
                                 stat: None,
+                                held: None,
                             }));
                         }
                         let source = read_source(&file.abs, options.max_file_size, 10_000, 400)
@@ -707,6 +769,7 @@ pub fn index(
                                 reuse: Some(p.id),
                                 hashed: true,
                                 stat: source.stat,
+                                held: None,
                             }));
                         }
                         // Its queries still compiling: parsed now, extracted once they are ready,
@@ -724,8 +787,11 @@ pub fn index(
                             });
                             return Ok(None);
                         }
+                        let held = in_flight.take(source.size);
                         let facts = sextant_extract::extract(&language, path, &source.text);
-                        Ok(Some(extracted(path, language, source, facts)))
+                        let mut item = extracted(path, language, source, facts);
+                        item.held = Some(held);
+                        Ok(Some(item))
                     })();
                     match out {
                         Ok(None) => {}
@@ -3189,6 +3255,56 @@ mod tests {
         // Consecutive ids of one file make one run.
         assert_eq!(runs.runs.len(), 7);
         assert_eq!(NodeFiles::new([]).get(0), None);
+    }
+
+    #[test]
+    fn source_in_flight_waits_for_room_and_a_large_file_goes_alone() {
+        let in_flight = InFlight::new(1000);
+        let a = in_flight.take(600);
+        let b = in_flight.take(300);
+        assert_eq!(in_flight.used(), 900);
+        // 200 more do not fit: the taker waits until something is given back.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let waiting = {
+            let in_flight = Arc::clone(&in_flight);
+            std::thread::spawn(move || {
+                let held = in_flight.take(200);
+                tx.send(()).unwrap();
+                held
+            })
+        };
+        assert!(
+            rx.recv_timeout(std::time::Duration::from_millis(100))
+                .is_err()
+        );
+        drop(a);
+        rx.recv_timeout(std::time::Duration::from_secs(30))
+            .expect("room made");
+        let c = waiting.join().unwrap();
+        assert_eq!(in_flight.used(), 500);
+        drop((b, c));
+        assert_eq!(in_flight.used(), 0);
+        // More than the limit is taken when nothing else is in flight, and then nothing fits.
+        let big = in_flight.take(5000);
+        assert_eq!(in_flight.used(), 5000);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let small = {
+            let in_flight = Arc::clone(&in_flight);
+            std::thread::spawn(move || {
+                let held = in_flight.take(1);
+                tx.send(()).unwrap();
+                held
+            })
+        };
+        assert!(
+            rx.recv_timeout(std::time::Duration::from_millis(100))
+                .is_err()
+        );
+        drop(big);
+        rx.recv_timeout(std::time::Duration::from_secs(30))
+            .expect("room made");
+        drop(small.join().unwrap());
+        assert_eq!(in_flight.used(), 0);
     }
 
     #[test]
