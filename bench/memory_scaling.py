@@ -27,8 +27,17 @@ index's debug log: "resolver inputs"), with its own slope.
 Duplicating one corpus would not do: identical modules make every name ambiguous and multiply
 the edges (4 copies of Django: 10x the edges of one).
 
-Options: `--runs N`, `--stages s1,s2`, `--skip-download`. Writes `bench/out/memory-scaling.json`
-(the figures, the machine, the commit, the binary's SHA-256)."""
+Resident memory counts file pages the kernel can drop (the maps of the resolver's temporary
+tables, the binary), so `--limit-mib N` also indexes each stage once inside a memory cgroup of
+N MiB (v1 or v2; it must be writable, e.g. as root). The cgroup charges everything the index
+touches, page cache included (the source read, the database written, the maps), and there is
+no swap: anonymous memory must fit, file pages are dropped and read again. It reports whether
+the index completed, its wall time against the stage's median without the limit, and the
+cgroup's own peak: the memory a machine must have, not what an unconstrained run happens to
+keep.
+
+Options: `--runs N`, `--stages s1,s2`, `--skip-download`, `--limit-mib N`. Writes
+`bench/out/memory-scaling.json` (the figures, the machine, the commit, the binary's SHA-256)."""
 from __future__ import annotations
 
 import argparse
@@ -164,7 +173,63 @@ def sample_memory(pid: int, peaks: dict, stop: threading.Event,
         stop.wait(0.02)
 
 
-def index_once(binary: Path, directory: Path) -> dict:
+class Cgroup:
+    """A memory cgroup of its own (v1 or v2) that a child process joins before it starts."""
+
+    def __init__(self, limit_mib: int) -> None:
+        name = f"sextant-scaling-{os.getpid()}"
+        v1 = Path("/sys/fs/cgroup/memory")
+        self.v1 = v1.is_dir()
+        self.dir = (v1 if self.v1 else Path("/sys/fs/cgroup")) / name
+        limit = str(limit_mib << 20)
+        try:
+            self.dir.mkdir()
+            if self.v1:
+                (self.dir / "memory.limit_in_bytes").write_text(limit)
+            else:
+                (self.dir / "memory.max").write_text(limit)
+        except OSError as e:
+            self.remove()
+            raise SystemExit(
+                f"--limit-mib needs a memory cgroup it can make ({self.dir}: {e}); run it as "
+                "root, or where the memory controller is delegated") from e
+        # No swap: anonymous memory must fit in the limit (the host has none anyway).
+        for swap in ("memory.memsw.limit_in_bytes", "memory.swap.max"):
+            try:
+                (self.dir / swap).write_text(limit if self.v1 else "0")
+            except OSError:
+                pass
+
+    def join(self) -> None:
+        """Runs in the child between fork and exec."""
+        (self.dir / "cgroup.procs").write_text(str(os.getpid()))
+
+    def peak_mib(self) -> float | None:
+        for f in ("memory.max_usage_in_bytes", "memory.peak"):
+            try:
+                return int((self.dir / f).read_text()) / 1048576
+            except (OSError, ValueError):
+                pass
+        return None
+
+    def oom_kills(self) -> int:
+        for f in ("memory.oom_control", "memory.events"):
+            try:
+                for line in (self.dir / f).read_text().splitlines():
+                    if line.startswith("oom_kill "):
+                        return int(line.split()[1])
+            except (OSError, ValueError):
+                pass
+        return 0
+
+    def remove(self) -> None:
+        try:
+            self.dir.rmdir()
+        except OSError:
+            pass
+
+
+def index_once(binary: Path, directory: Path, cgroup: Cgroup | None = None) -> dict:
     home = tempfile.mkdtemp(prefix="sextant-scaling-")
     try:
         # The pipeline's debug log says when the read phase is over and its memory given back
@@ -173,7 +238,8 @@ def index_once(binary: Path, directory: Path) -> dict:
                    SEXTANT_LOG="sextant_engine::pipeline=debug")
         started = time.monotonic()
         p = subprocess.Popen([str(binary), "index", "--json", "--full", str(directory)],
-                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=cgroup.join if cgroup else None)
         peaks: dict = {}
         stop, read_over = threading.Event(), threading.Event()
         sampler = threading.Thread(target=sample_memory, args=(p.pid, peaks, stop, read_over))
@@ -195,6 +261,10 @@ def index_once(binary: Path, directory: Path) -> dict:
         stop.set()
         sampler.join()
         err = "".join(err_lines)
+        if cgroup is not None and p.returncode != 0:
+            return {"completed": False, "returncode": p.returncode,
+                    "process_wall_seconds": time.monotonic() - started,
+                    "error": err[-500:]}
         if p.returncode != 0:
             raise SystemExit(f"index of {directory} failed ({p.returncode}): {err[-2000:]}")
         s = json.loads(out)
@@ -232,6 +302,8 @@ def main() -> int:
     ap.add_argument("--stages", default=",".join(STAGES))
     ap.add_argument("--skip-download", action="store_true")
     ap.add_argument("--binary", default=str(base.ROOT / "target" / "release" / "sextant"))
+    ap.add_argument("--limit-mib", type=int, default=None,
+                    help="also index each stage once inside a memory cgroup of this many MiB")
     args = ap.parse_args()
     stages = [s for s in args.stages.split(",") if s]
     for s in stages:
@@ -255,6 +327,26 @@ def main() -> int:
                      f"anonymous after the read phase {r['after_read_anon_mib']:.0f} MiB")
             runs.append(r)
         med = lambda k: statistics.median(r[k] for r in runs)  # noqa: E731
+        limited = None
+        if args.limit_mib:
+            cgroup = Cgroup(args.limit_mib)
+            try:
+                r = index_once(copy, directory, cgroup)
+                limited = {
+                    "limit_mib": args.limit_mib,
+                    "completed": r.get("completed", True),
+                    "cgroup_peak_mib": round(cgroup.peak_mib() or 0, 1),
+                    "oom_kills": cgroup.oom_kills(),
+                } | r
+            finally:
+                cgroup.remove()
+            if limited["completed"]:
+                limited["slowdown"] = round(r["wall_seconds"] / med("wall_seconds"), 2)
+                base.log(f"[{stage}] within {args.limit_mib} MiB: {r['wall_seconds']:.2f} s "
+                         f"({limited['slowdown']:.2f}x), peak RSS {r['peak_rss_mib']:.0f} MiB")
+            else:
+                base.log(f"[{stage}] within {args.limit_mib} MiB: failed "
+                         f"(exit {limited['returncode']}, OOM kills {limited['oom_kills']})")
         results.append({
             "stage": stage,
             "parts": STAGES[stage],
@@ -269,6 +361,7 @@ def main() -> int:
             "peak_anon_mib_median": round(med("peak_anon_mib"), 1),
             "after_read_anon_mib_median": round(med("after_read_anon_mib"), 1),
             "runs": runs,
+            "limited": limited,
         })
     report = {
         "stages": results,
@@ -293,6 +386,21 @@ def main() -> int:
               f"{r['edges']:,} | {r['wall_seconds_median']:.2f} | {r['mb_per_second_median']:.2f} | "
               f"{r['peak_rss_mib_median']:.0f} | {r['peak_anon_mib_median']:.0f} | "
               f"{r['after_read_anon_mib_median']:.0f} |")
+    if args.limit_mib:
+        print(f"\nwithin a memory cgroup of {args.limit_mib} MiB:\n")
+        print("| stage | completed | wall s | slowdown | read s | resolve s | cgroup peak MiB |")
+        print("|---|---|---:|---:|---:|---:|---:|")
+        for r in results:
+            lim = r["limited"]
+            if lim["completed"]:
+                ph = lim.get("phases") or {}
+                print(f"| {r['stage']} | yes | {lim['wall_seconds']:.2f} | {lim['slowdown']:.2f} | "
+                      f"{ph.get('read', 0):.2f} | {ph.get('resolve', 0):.2f} | "
+                      f"{lim['cgroup_peak_mib']:.0f} |")
+            else:
+                print(f"| {r['stage']} | no (exit {lim['returncode']}, "
+                      f"{lim['oom_kills']} OOM kills) | | | | | {lim['cgroup_peak_mib']:.0f} |")
+        print()
     for key in ("peak_rss_mib_per_source_mb", "peak_anon_mib_per_source_mb",
                 "after_read_anon_mib_per_source_mb"):
         if report[key] is not None:
