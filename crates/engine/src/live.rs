@@ -1484,7 +1484,7 @@ impl LiveIndex {
                     continue;
                 }
                 self.skipped.remove(&rel);
-                match read_source(&f.abs, max, 10_000, 400) {
+                match read_source(&walk.abs(f), max, 10_000, 400) {
                     Ok(src) => added.push((rel, src)),
                     Err(e) => newly_skipped.push((rel, e.reason.as_str(), 0)),
                 }

@@ -628,6 +628,7 @@ pub fn index(
     let in_flight = InFlight::new(IN_FLIGHT_BYTES);
     std::thread::scope(|scope| {
         let in_flight = &in_flight;
+        let walked = &walk;
         let registry = &registry;
         let layout = &layout;
         let previous = &previous;
@@ -754,8 +755,9 @@ pub fn index(
                                 held: None,
                             }));
                         }
-                        let source = read_source(&file.abs, options.max_file_size, 10_000, 400)
-                            .map_err(|e| (path.to_string(), e.reason.as_str(), file.size))?;
+                        let source =
+                            read_source(&walked.abs(file), options.max_file_size, 10_000, 400)
+                                .map_err(|e| (path.to_string(), e.reason.as_str(), file.size))?;
                         if let Some(p) = reusable(&source.hash) {
                             return Ok(Some(Extracted {
                                 path: path.to_string(),
@@ -2573,7 +2575,7 @@ pub(crate) fn manifests(walk: &sextant_vfs::Walk) -> (CargoPackages, NpmPackages
         .iter()
         .filter(|m| m.path.file_name() == "Cargo.toml" && m.size < 1 << 20)
         .map(|m| {
-            let name = read_source(&m.abs, 1 << 20, usize::MAX, usize::MAX)
+            let name = read_source(&walk.abs(m), 1 << 20, usize::MAX, usize::MAX)
                 .ok()
                 .and_then(|s| cargo_package_name(&s.text));
             (m.path.as_str().to_string(), name)
@@ -2585,7 +2587,7 @@ pub(crate) fn manifests(walk: &sextant_vfs::Walk) -> (CargoPackages, NpmPackages
         .iter()
         .filter(|m| m.path.file_name() == "package.json" && m.size < 1 << 20)
         .filter_map(|m| {
-            let text = read_source(&m.abs, 1 << 20, usize::MAX, usize::MAX)
+            let text = read_source(&walk.abs(m), 1 << 20, usize::MAX, usize::MAX)
                 .ok()?
                 .text;
             let name = crate::layout::npm_package_name(&text)?;
@@ -2600,7 +2602,7 @@ pub(crate) fn manifests(walk: &sextant_vfs::Walk) -> (CargoPackages, NpmPackages
         let name = m.path.file_name();
         name.starts_with("tsconfig") && name.ends_with(".json") && m.size < 1 << 20
     }) {
-        if let Ok(source) = read_source(&m.abs, 1 << 20, usize::MAX, usize::MAX) {
+        if let Ok(source) = read_source(&walk.abs(m), 1 << 20, usize::MAX, usize::MAX) {
             let path = m.path.as_str();
             let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
             for alias in crate::layout::tsconfig_aliases(&source.text, dir) {

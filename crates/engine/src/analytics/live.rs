@@ -2253,7 +2253,8 @@ impl Repo {
                 if sextant_vfs::is_secret_path(path) || is_prose(path) {
                     return counts;
                 }
-                if let Ok(file) = sextant_vfs::read_source(&f.abs, 1 << 20, usize::MAX, usize::MAX)
+                if let Ok(file) =
+                    sextant_vfs::read_source(&walk.abs(f), 1 << 20, usize::MAX, usize::MAX)
                 {
                     let text = strings_only(path, &file.text);
                     for m in re.find_iter(&text) {
