@@ -3259,6 +3259,26 @@ mod tests {
         assert_eq!(NodeFiles::new([]).get(0), None);
     }
 
+    /// Takes `bytes` of `in_flight` on a thread of its own; checks that it waits (still
+    /// waiting after 100 ms), runs `release` and returns what it took once it has.
+    fn taken_after(in_flight: &Arc<InFlight>, bytes: u64, release: impl FnOnce()) -> Held {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let waiting = {
+            let in_flight = Arc::clone(in_flight);
+            std::thread::spawn(move || {
+                let held = in_flight.take(bytes);
+                tx.send(()).unwrap();
+                held
+            })
+        };
+        let wait = std::time::Duration::from_millis(100);
+        assert!(rx.recv_timeout(wait).is_err(), "{bytes} taken without room");
+        release();
+        rx.recv_timeout(std::time::Duration::from_secs(30))
+            .expect("room made");
+        waiting.join().unwrap()
+    }
+
     #[test]
     fn source_in_flight_waits_for_room_and_a_large_file_goes_alone() {
         let in_flight = InFlight::new(1000);
@@ -3266,46 +3286,14 @@ mod tests {
         let b = in_flight.take(300);
         assert_eq!(in_flight.used(), 900);
         // 200 more do not fit: the taker waits until something is given back.
-        let (tx, rx) = std::sync::mpsc::channel();
-        let waiting = {
-            let in_flight = Arc::clone(&in_flight);
-            std::thread::spawn(move || {
-                let held = in_flight.take(200);
-                tx.send(()).unwrap();
-                held
-            })
-        };
-        assert!(
-            rx.recv_timeout(std::time::Duration::from_millis(100))
-                .is_err()
-        );
-        drop(a);
-        rx.recv_timeout(std::time::Duration::from_secs(30))
-            .expect("room made");
-        let c = waiting.join().unwrap();
+        let c = taken_after(&in_flight, 200, || drop(a));
         assert_eq!(in_flight.used(), 500);
         drop((b, c));
         assert_eq!(in_flight.used(), 0);
         // More than the limit is taken when nothing else is in flight, and then nothing fits.
         let big = in_flight.take(5000);
         assert_eq!(in_flight.used(), 5000);
-        let (tx, rx) = std::sync::mpsc::channel();
-        let small = {
-            let in_flight = Arc::clone(&in_flight);
-            std::thread::spawn(move || {
-                let held = in_flight.take(1);
-                tx.send(()).unwrap();
-                held
-            })
-        };
-        assert!(
-            rx.recv_timeout(std::time::Duration::from_millis(100))
-                .is_err()
-        );
-        drop(big);
-        rx.recv_timeout(std::time::Duration::from_secs(30))
-            .expect("room made");
-        drop(small.join().unwrap());
+        drop(taken_after(&in_flight, 1, || drop(big)));
         assert_eq!(in_flight.used(), 0);
     }
 
