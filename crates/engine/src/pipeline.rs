@@ -563,6 +563,15 @@ pub fn index(
                     tracing::warn!("definitions kept in memory ({}: {e})", data.dir.display());
                 })
                 .ok();
+            // Beside mapped definitions: the resolver built from them is never patched.
+            if inputs.symbol_spill.is_some() {
+                inputs.file_spill = crate::mapped::table_out(&data.dir)
+                    .map(resolve::FilesOut::new)
+                    .inspect_err(|e| {
+                        tracing::warn!("files kept in memory ({}: {e})", data.dir.display());
+                    })
+                    .ok();
+            }
             inputs.import_pieces = crate::spill::ImportPieces::new(&data.dir)
                 .inspect_err(|e| {
                     tracing::warn!("imports kept in memory ({}: {e})", data.dir.display());
@@ -595,7 +604,9 @@ pub fn index(
         if inputs.spill.is_none() {
             inputs.bindings.reserve(bindings, bindings * 16);
         }
-        inputs.files.reserve(walk.files.len());
+        if inputs.file_spill.is_none() {
+            inputs.files.reserve(walk.files.len());
+        }
     }
     let mut book = RuleBook::default();
     let mut rule_for = |language: &Language| book.rule_for(language);
@@ -1023,6 +1034,7 @@ pub fn index(
     });
     let ResolverInputs {
         files: mut r_files,
+        file_spill: mut r_file_spill,
         symbols: mut r_symbols,
         refs: mut r_refs,
         imports: mut r_imports,
@@ -1053,14 +1065,15 @@ pub fn index(
             .filter(|f| reused_ids.contains(&f.id))
         {
             if let Some(language) = registry.get(&f.language) {
-                let lang = rule_for(language);
-                r_files.push(resolve::FileCtx {
+                let file = resolve::FileRef {
                     id: f.id,
                     node: f.node_id,
-                    path: f.path.clone(),
-                    module: f.module.clone(),
-                    lang,
-                });
+                    path: &f.path,
+                    module: &f.module,
+                    lang: rule_for(language),
+                };
+                push_file(&mut r_files, r_file_spill.as_mut(), file)
+                    .map_err(|e| Error::Io(format!("files: {e}")))?;
             }
         }
         let defs = nodes.iter().filter(|n| n.kind != NodeKind::File);
@@ -1137,7 +1150,15 @@ pub fn index(
     });
     // Resolution must not depend on the order in which files arrived from the workers: it is fed
     // in path order (ids inside a file follow the source order).
-    r_files.sort_by(|a, b| a.path.cmp(&b.path));
+    let r_files: resolve::Files = match r_file_spill {
+        Some(out) => out
+            .finish(&mut || crate::mapped::table_out(&data.dir))
+            .map_err(|e| Error::Io(format!("files: {e}")))?,
+        None => {
+            r_files.sort_by(|a, b| a.path.cmp(&b.path));
+            r_files.into()
+        }
+    };
     let all_files: Vec<i64> = r_files.iter().map(|f| f.id).collect();
     // A file whose edges come out exactly as in the active generation shares that edge set:
     // only the sets that changed are written (a commit touching ten files writes ten sets).
@@ -1797,7 +1818,8 @@ struct Prepared {
 
 /// What the resolver's tables are built from ([`prepare_resolver`]).
 struct TableInputs {
-    files: Vec<resolve::FileCtx>,
+    /// In path order.
+    files: resolve::Files,
     /// The inheritance clauses, when they wait on disk (else they are the `refs` given).
     clauses: Option<crate::spill::SpilledRefs>,
     symbols: resolve::Symbols,
@@ -2627,6 +2649,9 @@ use sextant_store::FileBatch;
 #[derive(Default)]
 pub(crate) struct ResolverInputs {
     pub(crate) files: Vec<resolve::FileCtx>,
+    /// When streamed, the files go to a temporary file as they come, to be mapped in path order
+    /// for the resolver (`mapped.rs`); `files` stays empty.
+    pub(crate) file_spill: Option<resolve::FilesOut>,
     pub(crate) symbols: resolve::Symbols,
     pub(crate) refs: Vec<resolve::Ref>,
     pub(crate) imports: Vec<resolve::Imp>,
@@ -2773,13 +2798,16 @@ pub(crate) fn file_rows(
         type_text: None,
         qname_tokens: path.replace(['/', '.', '_', '-'], " "),
     });
-    inputs.files.push(resolve::FileCtx {
+    let file = resolve::FileRef {
         id: file_id,
         node: file_node,
-        path: path.clone(),
-        module: module.clone(),
+        path: &path,
+        module: &module,
         lang,
-    });
+    };
+    if let Err(e) = push_file(&mut inputs.files, inputs.file_spill.as_mut(), file) {
+        inputs.spill_error.get_or_insert(format!("files: {e}"));
+    }
     let base = next.node;
     let module_tokens = sextant_extract::split_qualified(&module)
         .iter()
@@ -2932,6 +2960,27 @@ pub(crate) fn push_bindings(to: &mut resolve::Bindings, rows: &[BindingRow]) {
             b.type_text.as_deref(),
             b.value.as_deref(),
         );
+    }
+}
+
+/// Adds a file to the resolver's: to `spill` when there is one, else to `files`.
+fn push_file(
+    files: &mut Vec<resolve::FileCtx>,
+    spill: Option<&mut resolve::FilesOut>,
+    f: resolve::FileRef<'_>,
+) -> std::io::Result<()> {
+    match spill {
+        Some(spill) => spill.push(f),
+        None => {
+            files.push(resolve::FileCtx {
+                id: f.id,
+                node: f.node,
+                path: f.path.to_string(),
+                module: f.module.to_string(),
+                lang: f.lang,
+            });
+            Ok(())
+        }
     }
 }
 

@@ -4,7 +4,7 @@ use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 
 use crate::files::{FileRef, Files};
-use crate::input::{FileCtx, LangRules, Symbol};
+use crate::input::{LangRules, Symbol};
 use crate::lists::{NameLists, WordsOut, key_hash};
 use crate::modules::{dir_of, normalize, normalizes_to, segments, strip_extension};
 use crate::resolver::Freeze;
@@ -209,12 +209,13 @@ impl Index {
     /// name tables and the families are laid out read-only through it as they are
     /// built.
     pub fn build(
-        files: Vec<FileCtx>,
+        files: impl Into<Files>,
         symbols: Symbols,
         rules: Vec<LangRules>,
         spare_places: usize,
         freeze: Option<Freeze<'_>>,
     ) -> Index {
+        let mut files = files.into();
         let symbols = if spare_places == 0 {
             symbols
         } else {
@@ -223,7 +224,7 @@ impl Index {
                 by_file.entry(symbols.id_file(i).1).or_default().push(i);
             }
             let mut out = Symbols::default();
-            for f in &files {
+            for f in files.iter() {
                 for i in by_file.remove(&f.id).unwrap_or_default() {
                     out.push(symbols.get(i));
                 }
@@ -252,7 +253,6 @@ impl Index {
         // out read-only through `freeze` as they are built.
         let mapped = symbols.is_mapped();
         let mut freeze = freeze.filter(|_| mapped);
-        let mut files = Files::Heap(files);
         let mut file_index = ById::empty(mapped);
         let (mut modules, mut module_tails) = (NameLists::default(), NameLists::default());
         let mut dirs: FxHashMap<&str, u32> = FxHashMap::default();
@@ -680,6 +680,7 @@ pub(crate) fn child_named<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::FileCtx;
     use sextant_model::NodeKind;
 
     fn def(id: i64, file: i64) -> Symbol {

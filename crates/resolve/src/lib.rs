@@ -26,6 +26,7 @@ pub mod trace;
 mod typing;
 
 pub use bindings::{BindRef, Bindings};
+pub use files::{FileRef, Files, FilesOut, Frozen};
 pub use input::{
     Bind, Binds, Edge, FileCtx, Imp, LangRules, Output, Ref, Resolution, Symbol, Unresolved,
 };

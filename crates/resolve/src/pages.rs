@@ -541,6 +541,20 @@ mod tests {
         // The files' tables keep only a position per id and a directory per file.
         assert_eq!(heap(&frozen, "files"), 8 * files.len());
         assert_eq!(targets(frozen.resolve(&call())), in_memory);
+        // Files written as they came (here last first) and laid out in path order resolve the
+        // same.
+        let mut out = crate::FilesOut::new(crate::symbols::held_out().unwrap());
+        for f in files.iter().rev() {
+            out.push(f.into()).unwrap();
+        }
+        let written = out.finish(&mut crate::symbols::held_out).unwrap();
+        let r = Resolver::new(
+            written,
+            crate::symbols::mapped_copy(&symbols.clone().into()),
+            rules.clone(),
+        )
+        .with_bindings(binds());
+        assert_eq!(targets(r.resolve(&call())), in_memory);
         // Definitions on the heap (a resolver that may be patched): nothing is laid out.
         let kept = freeze(symbols.into());
         assert_eq!(laid_out.get(), 15);

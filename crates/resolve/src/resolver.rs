@@ -4,9 +4,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use sextant_model::{Confidence, EdgeKind, NodeKind, Provenance, RefKind};
 
 use crate::bindings::Bindings;
-use crate::files::FileRef;
+use crate::files::{FileRef, Files};
 use crate::index::Index;
-use crate::input::{Binds, Edge, FileCtx, Imp, LangRules, Output, Ref, Resolution, Unresolved};
+use crate::input::{Binds, Edge, Imp, LangRules, Output, Ref, Resolution, Unresolved};
 use crate::links::Links;
 use crate::lists::{NameLists, key_hash};
 use crate::modules::{dir_of, join_relative, normalize, segments, strip_extension};
@@ -263,7 +263,7 @@ impl Resolver {
 
     /// Builds the indexes.
     pub fn new(
-        files: Vec<FileCtx>,
+        files: impl Into<Files>,
         symbols: impl Into<Symbols>,
         rules: Vec<LangRules>,
     ) -> Resolver {
@@ -274,7 +274,7 @@ impl Resolver {
     /// that [`Resolver::replace_file`] can add that many definitions to a file without moving
     /// any other (a live index's resolver).
     pub fn with_spare_places(
-        files: Vec<FileCtx>,
+        files: impl Into<Files>,
         symbols: impl Into<Symbols>,
         rules: Vec<LangRules>,
         spare: usize,
@@ -288,7 +288,7 @@ impl Resolver {
     /// stays on the heap. With definitions on the heap (a resolver that may be patched),
     /// `freeze` is not used.
     pub fn frozen(
-        files: Vec<FileCtx>,
+        files: impl Into<Files>,
         symbols: Symbols,
         rules: Vec<LangRules>,
         freeze: Freeze<'_>,
