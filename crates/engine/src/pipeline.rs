@@ -116,6 +116,10 @@ const TAIL_BATCH_BYTES: u64 = 128 << 10;
 /// of source's rows in memory until it, the largest item of the read phase's peak.
 const APPEND_FILES: usize = 32;
 const APPEND_BYTES: u64 = 512 << 10;
+/// A commit also comes once the full-text rows it waits to write hold this much: documented
+/// generated code (the AWS SDKs' Rust) has 9k nodes and 5-6 MB of them in 256 files, the
+/// largest part of the read phase's heap besides the file being extracted.
+const PENDING_TEXT_BYTES: usize = 2 << 20;
 
 /// The resolver's rules per language, in first-use order.
 #[derive(Default)]
@@ -890,7 +894,7 @@ pub fn index(
                 batch_bytes = 0;
                 let t_sql = Instant::now();
                 let written = builder.append_files(&mut batch).and_then(|()| {
-                    if commit {
+                    if commit || builder.pending_bytes() >= PENDING_TEXT_BYTES {
                         (commit_files, commit_bytes) = (0, 0);
                         builder.commit_files()
                     } else {
