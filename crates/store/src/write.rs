@@ -1167,3 +1167,35 @@ fn insert_fts<'v>(
 
 /// Rows per statement of `bulk::insert_rows` into an ordinary table.
 const ROWS_PER_INSERT: usize = 64;
+
+#[cfg(test)]
+mod tests {
+    use super::FtsRows;
+
+    /// Packed rows read back as pushed: empty columns, multi-byte text, a doc that is empty
+    /// and one that is none.
+    #[test]
+    fn packed_full_text_rows_read_back_as_pushed() {
+        let rows: Vec<(i64, [&str; 3], Option<&str>)> = vec![
+            (
+                7,
+                ["get user", "app get user", "fn get_user()"],
+                Some("Gets a user."),
+            ),
+            (-3, ["", "", ""], None),
+            (i64::MAX, ["é", "ü ß", "日本"], Some("")),
+            (8, ["x", "", "y"], None),
+        ];
+        let mut packed = FtsRows::default();
+        for (id, columns, doc) in &rows {
+            packed.push(*id, *columns, *doc);
+        }
+        assert_eq!(packed.len(), rows.len());
+        assert!(packed.heap_bytes() >= packed.text.len());
+        let back: Vec<(i64, [&str; 3], Option<&str>)> = packed
+            .rows()
+            .map(|(id, a, b, c, doc)| (id, [a, b, c], doc))
+            .collect();
+        assert_eq!(back, rows);
+    }
+}
