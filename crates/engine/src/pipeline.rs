@@ -424,8 +424,11 @@ pub fn index(
     });
     let mut stored = stored?;
     let (cargo, npm_packages) = manifests(&walk);
-    let paths: Vec<&str> = walk.files.iter().map(|f| f.path.as_str()).collect();
-    let layout = Layout::new(&paths, &cargo);
+    // The layout keeps its own directories: the list of every path goes at once.
+    let layout = {
+        let paths: Vec<&str> = walk.files.iter().map(|f| f.path.as_str()).collect();
+        Layout::new(&paths, &cargo)
+    };
     mark("walk", &mut phases);
 
     let versions: FxHashMap<String, String> = registry
@@ -929,7 +932,9 @@ pub fn index(
     absorb_rows(&mut batch, &mut inputs);
     drop(batch);
     // Cached paths no longer indexed (gone, or skipped when read) leave the stat cache.
-    let stat_forget: Vec<String> = {
+    let stat_forget: Vec<String> = if stat_cache.is_empty() {
+        Vec::new()
+    } else {
         let walked: rustc_hash::FxHashSet<&str> =
             walk.files.iter().map(|f| f.path.as_str()).collect();
         let unread: rustc_hash::FxHashSet<&str> =
@@ -944,7 +949,6 @@ pub fn index(
     // files (a path, an absolute path and a stat per file) goes before resolution.
     let walk_skipped = std::mem::take(&mut walk.skipped);
     drop(layout);
-    drop(paths);
     drop(walk);
     tracing::debug!(
         seconds = started.elapsed().as_secs_f64(),
