@@ -89,16 +89,7 @@ impl Files {
     /// The file at position `i` (which must be below [`Files::len`]).
     pub fn get(&self, i: usize) -> FileRef<'_> {
         match self {
-            Files::Heap(v) => {
-                let f = &v[i];
-                FileRef {
-                    id: f.id,
-                    node: f.node,
-                    path: &f.path,
-                    module: &f.module,
-                    lang: f.lang,
-                }
-            }
+            Files::Heap(v) => FileRef::from(&v[i]),
             Files::Frozen(f) => read(&*f.table, i).expect("a frozen file's row"),
         }
     }
