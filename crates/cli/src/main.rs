@@ -19,7 +19,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// mimalloc: indexing allocates many small strings on several threads.
+/// mimalloc: indexing allocates many small strings on several threads. The `system-alloc`
+/// feature leaves the C library's allocator in place, for heap profilers (heaptrack, massif)
+/// that see only `malloc`.
+#[cfg(not(feature = "system-alloc"))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -27,6 +30,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// of libc `malloc`: the parser's many small blocks cost 4-5 % of Django's indexing CPU in glibc,
 /// SQLite's blocks and its statistics mutex ~3 %. Out of memory aborts in the parser, as
 /// tree-sitter's default allocator does; SQLite gets null and reports it.
+#[cfg(not(feature = "system-alloc"))]
 mod c_alloc {
     #![allow(unsafe_code)]
     use std::ffi::c_void;
@@ -363,8 +367,11 @@ pub mod exit {
 }
 
 fn main() -> ExitCode {
-    c_alloc::tune();
-    c_alloc::install();
+    #[cfg(not(feature = "system-alloc"))]
+    {
+        c_alloc::tune();
+        c_alloc::install();
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
