@@ -173,7 +173,10 @@ pub fn cargo_package_name(text: &str) -> Option<String> {
 }
 
 impl Layout {
-    pub fn new(paths: &[&str], cargo_manifests: &[(String, Option<String>)]) -> Layout {
+    pub fn new<'p>(
+        paths: impl IntoIterator<Item = &'p str>,
+        cargo_manifests: &[(String, Option<String>)],
+    ) -> Layout {
         let mut layout = Layout::default();
         for p in paths {
             if p.ends_with("__init__.py") || p.ends_with("__init__.pyi") {
@@ -323,7 +326,7 @@ mod tests {
     #[test]
     fn module_prefixes() {
         let layout = Layout::new(
-            &["src/pkg/__init__.py", "src/pkg/sub/__init__.py"],
+            ["src/pkg/__init__.py", "src/pkg/sub/__init__.py"],
             &[(
                 "crates/store/Cargo.toml".into(),
                 Some("sextant-store".into()),

@@ -3,6 +3,7 @@
 
 mod analytics;
 mod baselines;
+mod blobs;
 mod cache;
 mod changes;
 pub mod config;
@@ -23,6 +24,7 @@ mod search;
 mod spill;
 mod stat_rows;
 mod types;
+mod walked;
 mod warmup;
 mod watch;
 mod workspace;

@@ -191,7 +191,7 @@ pub struct LiveIndex {
     layout: Layout,
     /// Blob ids of the commit's files (uncommitted = differs), read when an update first needs
     /// them after the commit changed (`None` until then).
-    head_blobs: Option<std::collections::HashMap<String, String>>,
+    head_blobs: Option<crate::blobs::TreeBlobs>,
     /// The database, kept open between updates.
     store: Option<Store>,
     /// The resolver over `files`, kept between updates: an edit that keeps a file's shape
@@ -892,7 +892,7 @@ impl LiveIndex {
             skipped: BTreeMap::new(),
             cargo: Vec::new(),
             npm_packages: Vec::new(),
-            layout: Layout::new(&[], &[]),
+            layout: Layout::new([], &[]),
             head_blobs: None,
             store: None,
             resolver: None,
@@ -1052,7 +1052,7 @@ impl LiveIndex {
             .map(|s| (s.path, (intern(&s.reason), s.size)))
             .collect();
         let paths: Vec<&str> = self.files.keys().map(String::as_str).collect();
-        self.layout = Layout::new(&paths, &self.cargo);
+        self.layout = Layout::new(paths.iter().copied(), &self.cargo);
         self.generation = generation;
         self.commit = info.as_ref().and_then(|g| g.commit.clone());
         self.branch = info.as_ref().and_then(|g| g.branch.clone());
@@ -1126,7 +1126,7 @@ impl LiveIndex {
             .map(|s| (s.path, (intern(&s.reason), s.size)))
             .collect();
         let paths: Vec<&str> = self.files.keys().map(String::as_str).collect();
-        self.layout = Layout::new(&paths, &self.cargo);
+        self.layout = Layout::new(paths.iter().copied(), &self.cargo);
         self.generation = generation;
         self.commit = info.as_ref().and_then(|g| g.commit.clone());
         self.branch = info.as_ref().and_then(|g| g.branch.clone());
@@ -1143,11 +1143,17 @@ impl LiveIndex {
 
     /// Blob ids of the commit's files, read on first use after the commit changed: a file is
     /// uncommitted when it differs (a workspace's, when it differs from its base commit).
-    fn head_blobs(&mut self) -> &std::collections::HashMap<String, String> {
+    fn head_blobs(&mut self) -> &crate::blobs::TreeBlobs {
         let (root, commit) = (&self.root, self.commit.as_deref());
-        self.head_blobs.get_or_insert_with(|| match commit {
-            Some(commit) => sextant_git::tree_blobs(root, commit).unwrap_or_default(),
-            None => Default::default(),
+        let dir = &self.data.dir;
+        self.head_blobs.get_or_insert_with(|| {
+            commit
+                .and_then(|commit| {
+                    crate::blobs::TreeBlobs::collect(dir, |each| {
+                        sextant_git::each_tree_blob(root, commit, each).map(|()| true)
+                    })
+                })
+                .unwrap_or_default()
         })
     }
 
@@ -1527,7 +1533,7 @@ impl LiveIndex {
                 .collect();
             paths.extend(to_extract.iter().map(|(p, _)| p.as_str()));
             paths.sort_unstable();
-            let layout = Layout::new(&paths, &self.cargo);
+            let layout = Layout::new(paths.iter().copied(), &self.cargo);
             let mut renamed: Vec<String> = Vec::new();
             for (path, f) in &self.files {
                 let style = f.language.manifest.module;
@@ -1549,7 +1555,7 @@ impl LiveIndex {
 
         // Extract.
         let _ = self.head_blobs();
-        let no_blobs = std::collections::HashMap::new();
+        let no_blobs = crate::blobs::TreeBlobs::default();
         let head_blobs = self.head_blobs.as_ref().unwrap_or(&no_blobs);
         let in_git = self.commit.is_some();
         let registry = &self.registry;
@@ -1561,7 +1567,7 @@ impl LiveIndex {
                 let facts = sextant_extract::extract(&language, &path, &source.text);
                 let module =
                     layout.module(language.manifest.module, &path, facts.package.as_deref());
-                let uncommitted = in_git && head_blobs.get(&path) != Some(&source.hash);
+                let uncommitted = in_git && !head_blobs.has(&path, &source.hash);
                 Some(Extracted {
                     path,
                     language,

@@ -2,7 +2,6 @@
 //! file versions in batches → resolve (imports, inheritance, then every reference in parallel) →
 //! write edges → publish the generation → collect garbage.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -18,9 +17,11 @@ use sextant_store::{
 };
 use sextant_vfs::{WalkConfig, read_source};
 
+use crate::blobs::TreeBlobs;
 use crate::home::DataDir;
 use crate::layout::{Layout, cargo_package_name};
 use crate::types::IndexSummary;
+use crate::walked::WalkList;
 use crate::warmup::{Warmup, compile_threads};
 use crate::{Error, Result};
 
@@ -231,7 +232,7 @@ impl Drop for Held {
 
 /// A file parsed ahead of its language's queries, to extract once they are compiled.
 struct Ahead<'w> {
-    file: &'w sextant_vfs::WalkedFile,
+    file: crate::walked::Listed<'w>,
     language: Arc<Language>,
     source: sextant_vfs::SourceFile,
     parsed: sextant_extract::Parsed,
@@ -385,7 +386,7 @@ pub fn index(
     });
     let in_git = git.is_some();
     let head = git.as_ref().and_then(|g| g.head().ok());
-    let head_blobs: std::sync::OnceLock<HashMap<String, String>> = std::sync::OnceLock::new();
+    let head_blobs: std::sync::OnceLock<Option<TreeBlobs>> = std::sync::OnceLock::new();
     mark("git", &mut phases);
 
     options.check_cancel()?;
@@ -414,8 +415,24 @@ pub fn index(
         }
         None => false,
     };
+    // The files found go to a list in temporary files (see `walked.rs`), numbered by language.
+    let language_number = |path: &str| -> Option<u32> {
+        let language = registry.for_path(path)?;
+        let at = registry
+            .languages()
+            .iter()
+            .position(|l| l.id() == language.id())?;
+        u32::try_from(at).ok()
+    };
+    let mut list = WalkList::in_dir(&data.dir);
     let (mut walk, stored) = std::thread::scope(|scope| {
-        let walking = scope.spawn(|| sextant_vfs::walk(&root, &walk_config, wanted));
+        let list = &mut list;
+        let walking = scope.spawn(|| {
+            sextant_vfs::walk_into(&root, &walk_config, wanted, &mut |f| {
+                // Every file the walk keeps is `wanted`: it has a language.
+                list.push(&f, language_number(f.path.as_str()).unwrap_or_default());
+            })
+        });
         let stored = stored_state(&store, None, head_commit.as_deref());
         let walk = walking
             .join()
@@ -423,12 +440,17 @@ pub fn index(
         (walk, stored)
     });
     let mut stored = stored?;
+    {
+        let ids: Vec<&str> = registry.languages().iter().map(|l| l.id()).collect();
+        list.finish(&ids).map_err(|e| {
+            Error::Io(format!(
+                "cannot keep the list of files found in {}: {e}",
+                data.dir.display()
+            ))
+        })?;
+    }
     let (cargo, npm_packages) = manifests(&walk);
-    // The layout keeps its own directories: the list of every path goes at once.
-    let layout = {
-        let paths: Vec<&str> = walk.files.iter().map(|f| f.path.as_str()).collect();
-        Layout::new(&paths, &cargo)
-    };
+    let layout = Layout::new(list.paths(), &cargo);
     mark("walk", &mut phases);
 
     let versions: FxHashMap<String, String> = registry
@@ -479,11 +501,12 @@ pub fn index(
             return h != hash;
         }
         let blobs = head_blobs.get_or_init(|| {
-            git.as_ref()
-                .and_then(|g| g.head_blobs().ok())
-                .unwrap_or_default()
+            let git = git.as_ref()?;
+            TreeBlobs::collect(&data.dir, |each| git.each_head_blob(each))
         });
-        blobs.is_empty() || blobs.get(path).map(String::as_str) != Some(hash)
+        blobs
+            .as_ref()
+            .is_none_or(|b| b.is_empty() || !b.has(path, hash))
     };
     // Versions for reuse by path. A pulled baseline's come first: its versions are preferred, so
     // a clean tree matches it exactly and shares its resolution.
@@ -495,9 +518,9 @@ pub fn index(
     }
     mark("previous", &mut phases);
     // Read + extract in parallel; write in batches on this thread.
-    let total = walk.files.len() as u64;
+    let total = list.len() as u64;
     // Source bytes the writer has yet to receive (see `BATCH`).
-    let mut unreceived: u64 = walk.files.iter().map(|f| f.size).sum();
+    let mut unreceived: u64 = list.bytes();
     let done = AtomicU64::new(0);
     let bytes_done = AtomicU64::new(0);
     let mut skipped_at_read: Vec<(String, &'static str, u64)> = Vec::new();
@@ -509,28 +532,10 @@ pub fn index(
         .stack_size(64 << 20)
         .build()
         .map_err(|e| Error::Io(e.to_string()))?;
-    // The languages with the most files first, so that a rare language (a few C++ or Ruby files
-    // in a C repository) is extracted last, when its queries are compiled (path order within a
-    // language). Resolution does not depend on the order files arrive in.
-    let files: Vec<&sextant_vfs::WalkedFile> = {
-        let mut count: FxHashMap<&str, usize> = FxHashMap::default();
-        let language_of = |f: &sextant_vfs::WalkedFile| {
-            registry
-                .for_path(f.path.as_str())
-                .map(|l| l.id())
-                .unwrap_or_default()
-        };
-        for f in &walk.files {
-            *count.entry(language_of(f)).or_default() += 1;
-        }
-        let mut files: Vec<&sextant_vfs::WalkedFile> = walk.files.iter().collect();
-        files.sort_by_key(|f| {
-            let language = language_of(f);
-            (std::cmp::Reverse(count[language]), language)
-        });
-        files
-    };
-    let files = &files;
+    // The list is in the order files are read: the languages with the most files first, so
+    // that a rare language (a few C++ or Ruby files in a C repository) is extracted last, when
+    // its queries are compiled (path order within a language). Resolution does not depend on
+    // the order files arrive in.
     let mut builder = store.begin_generation(
         head.as_ref().and_then(|h| h.commit.as_deref()),
         head.as_ref().and_then(|h| h.branch.as_deref()),
@@ -618,7 +623,7 @@ pub fn index(
             inputs.bindings.reserve(bindings, bindings * 16);
         }
         if inputs.file_spill.is_none() {
-            inputs.files.reserve(walk.files.len());
+            inputs.files.reserve(list.len());
         }
     }
     let mut book = RuleBook::default();
@@ -652,7 +657,8 @@ pub fn index(
     let in_flight = InFlight::new(IN_FLIGHT_BYTES);
     std::thread::scope(|scope| {
         let in_flight = &in_flight;
-        let walked = &walk;
+        let list = &list;
+        let root = &root;
         let registry = &registry;
         let layout = &layout;
         let previous = &previous;
@@ -706,7 +712,7 @@ pub fn index(
             ready
         };
         let finish_ahead = move |tx: &mut crossbeam_channel::Sender<Sent>, a: Ahead| {
-            let path = a.file.path.as_str();
+            let path = a.file.path;
             let facts =
                 sextant_extract::extract_parsed(&a.language, path, &a.source.text, a.parsed);
             ahead_bytes.fetch_sub(a.source.size, Ordering::Relaxed);
@@ -718,113 +724,116 @@ pub fn index(
         };
         scope.spawn(move || {
             pool.install(|| {
-                files.par_iter().for_each_with(tx.clone(), |tx, file| {
-                    let path = file.path.as_str();
-                    if options.cancelled() {
-                        return;
-                    }
-                    if ahead_bytes.load(Ordering::Relaxed) > 0 {
-                        for a in take_ahead(false) {
-                            finish_ahead(tx, a);
+                (0..list.len())
+                    .into_par_iter()
+                    .for_each_with(tx.clone(), |tx, i| {
+                        let file = list.get(i);
+                        let path = file.path;
+                        if options.cancelled() {
+                            return;
                         }
-                    }
-                    let out = (|| {
-                        let language = registry
-                            .for_path(path)
-                            .expect("walk filtered by language")
-                            .clone();
-                        // The module may depend on the declared package, known only after extraction.
-                        let style = language.manifest.module;
-                        // A stored version of this content that can be reused as it is.
-                        let reusable = |hash: &str| {
-                            previous
-                                .get(path)
-                                .and_then(|candidates| {
-                                    candidates.iter().find(|p| {
-                                        p.hash == hash
-                                            && p.language == language.id()
-                                            && Some(&p.extractor) == versions.get(language.id())
+                        if ahead_bytes.load(Ordering::Relaxed) > 0 {
+                            for a in take_ahead(false) {
+                                finish_ahead(tx, a);
+                            }
+                        }
+                        let out = (|| {
+                            let language = registry
+                                .for_path(path)
+                                .expect("walk filtered by language")
+                                .clone();
+                            // The module may depend on the declared package, known only after extraction.
+                            let style = language.manifest.module;
+                            // A stored version of this content that can be reused as it is.
+                            let reusable = |hash: &str| {
+                                previous
+                                    .get(path)
+                                    .and_then(|candidates| {
+                                        candidates.iter().find(|p| {
+                                            p.hash == hash
+                                                && p.language == language.id()
+                                                && Some(&p.extractor) == versions.get(language.id())
+                                        })
+                                    })
+                                    .filter(|p| {
+                                        style == sextant_lang::ModuleStyle::Declared
+                                            || p.module == layout.module(style, path, None)
+                                    })
+                            };
+                            // Unchanged since it was hashed (stat cache): reused without reading.
+                            let known = file
+                                .stat
+                                .as_ref()
+                                .filter(|_| !options.full)
+                                .and_then(|now| {
+                                    stat_cache.get(path).filter(|(then, _, verified)| {
+                                        then.still_matches(now, *verified)
                                     })
                                 })
-                                .filter(|p| {
-                                    style == sextant_lang::ModuleStyle::Declared
-                                        || p.module == layout.module(style, path, None)
-                                })
-                        };
-                        // Unchanged since it was hashed (stat cache): reused without reading.
-                        let known = file
-                            .stat
-                            .as_ref()
-                            .filter(|_| !options.full)
-                            .and_then(|now| {
-                                stat_cache.get(path).filter(|(then, _, verified)| {
-                                    then.still_matches(now, *verified)
-                                })
-                            })
-                            .and_then(|(_, hash, _)| reusable(hash).map(|p| (hash, p)));
-                        if let Some((hash, p)) = known {
-                            return Ok(Some(Extracted {
-                                path: path.to_string(),
-                                language,
-                                module: p.module.clone(),
-                                hash: hash.clone(),
-                                size: file.size,
-                                lossy: false,
-                                // Decided on the writer thread (`uncommitted_of`).
-                                uncommitted: false,
-                                facts: None,
-                                reuse: Some(p.id),
-                                hashed: false,
-                                stat: None,
-                                held: None,
-                            }));
+                                .and_then(|(_, hash, _)| reusable(hash).map(|p| (hash, p)));
+                            if let Some((hash, p)) = known {
+                                return Ok(Some(Extracted {
+                                    path: path.to_string(),
+                                    language,
+                                    module: p.module.clone(),
+                                    hash: hash.clone(),
+                                    size: file.size,
+                                    lossy: false,
+                                    // Decided on the writer thread (`uncommitted_of`).
+                                    uncommitted: false,
+                                    facts: None,
+                                    reuse: Some(p.id),
+                                    hashed: false,
+                                    stat: None,
+                                    held: None,
+                                }));
+                            }
+                            let source =
+                                read_source(&root.join(path), options.max_file_size, 10_000, 400)
+                                    .map_err(|e| (path.to_string(), e.reason.as_str(), file.size))?;
+                            if let Some(p) = reusable(&source.hash) {
+                                return Ok(Some(Extracted {
+                                    path: path.to_string(),
+                                    module: p.module.clone(),
+                                    language,
+                                    hash: source.hash,
+                                    size: source.size,
+                                    lossy: source.lossy,
+                                    uncommitted: false,
+                                    facts: None,
+                                    reuse: Some(p.id),
+                                    hashed: true,
+                                    stat: source.stat,
+                                    held: None,
+                                }));
+                            }
+                            // Its queries still compiling: parsed now, extracted once they are ready,
+                            // instead of this worker waiting for them with a core idle.
+                            if !sextant_extract::queries_ready(&language)
+                                && ahead_bytes.load(Ordering::Relaxed) + source.size <= AHEAD_BYTES
+                            {
+                                ahead_bytes.fetch_add(source.size, Ordering::Relaxed);
+                                let parsed = sextant_extract::parse_ahead(&language, &source.text);
+                                ahead.lock().unwrap_or_else(|e| e.into_inner()).push(Ahead {
+                                    file,
+                                    language,
+                                    source,
+                                    parsed,
+                                });
+                                return Ok(None);
+                            }
+                            let held = in_flight.take(source.size);
+                            let facts = sextant_extract::extract(&language, path, &source.text);
+                            let mut item = extracted(path, language, source, facts);
+                            item.held = Some(held);
+                            Ok(Some(item))
+                        })();
+                        match out {
+                            Ok(None) => {}
+                            Ok(Some(item)) => send(tx, file.size, Ok(item)),
+                            Err(skip) => send(tx, file.size, Err(skip)),
                         }
-                        let source =
-                            read_source(&walked.abs(file), options.max_file_size, 10_000, 400)
-                                .map_err(|e| (path.to_string(), e.reason.as_str(), file.size))?;
-                        if let Some(p) = reusable(&source.hash) {
-                            return Ok(Some(Extracted {
-                                path: path.to_string(),
-                                module: p.module.clone(),
-                                language,
-                                hash: source.hash,
-                                size: source.size,
-                                lossy: source.lossy,
-                                uncommitted: false,
-                                facts: None,
-                                reuse: Some(p.id),
-                                hashed: true,
-                                stat: source.stat,
-                                held: None,
-                            }));
-                        }
-                        // Its queries still compiling: parsed now, extracted once they are ready,
-                        // instead of this worker waiting for them with a core idle.
-                        if !sextant_extract::queries_ready(&language)
-                            && ahead_bytes.load(Ordering::Relaxed) + source.size <= AHEAD_BYTES
-                        {
-                            ahead_bytes.fetch_add(source.size, Ordering::Relaxed);
-                            let parsed = sextant_extract::parse_ahead(&language, &source.text);
-                            ahead.lock().unwrap_or_else(|e| e.into_inner()).push(Ahead {
-                                file,
-                                language,
-                                source,
-                                parsed,
-                            });
-                            return Ok(None);
-                        }
-                        let held = in_flight.take(source.size);
-                        let facts = sextant_extract::extract(&language, path, &source.text);
-                        let mut item = extracted(path, language, source, facts);
-                        item.held = Some(held);
-                        Ok(Some(item))
-                    })();
-                    match out {
-                        Ok(None) => {}
-                        Ok(Some(item)) => send(tx, file.size, Ok(item)),
-                        Err(skip) => send(tx, file.size, Err(skip)),
-                    }
-                });
+                    });
                 // What is still parsed ahead (a small repository parses all of its files
                 // before its queries compile): extracted in parallel, waiting for the compiles.
                 if !options.cancelled() {
@@ -935,21 +944,23 @@ pub fn index(
     let stat_forget: Vec<String> = if stat_cache.is_empty() {
         Vec::new()
     } else {
-        let walked: rustc_hash::FxHashSet<&str> =
-            walk.files.iter().map(|f| f.path.as_str()).collect();
         let unread: rustc_hash::FxHashSet<&str> =
             skipped_at_read.iter().map(|(p, ..)| p.as_str()).collect();
         stat_cache
             .keys()
-            .filter(|p| !walked.contains(p.as_str()) || unread.contains(p.as_str()))
+            .filter(|p| {
+                !language_number(p).is_some_and(|l| list.contains(p, l))
+                    || unread.contains(p.as_str())
+            })
             .cloned()
             .collect()
     };
     // Of the walk, only the skipped files are still needed (for the summary): the list of
-    // files (a path, an absolute path and a stat per file) goes before resolution.
+    // files goes before resolution.
     let walk_skipped = std::mem::take(&mut walk.skipped);
     drop(layout);
     drop(walk);
+    drop(list);
     tracing::debug!(
         seconds = started.elapsed().as_secs_f64(),
         parse_chunks_mib = sextant_lang::parse_chunk_bytes() as f64 / 1048576.0,
@@ -1450,7 +1461,6 @@ pub fn index(
         write_rows(&mut builder, rows, &all_files, &mut sets, &mut counts)?;
         (counts.edges, counts.unresolved)
     };
-    builder.record_sets(&sets.record)?;
     summary.sets_shared = sets.shared;
     let mut counted_edges = edge_counts;
     // The resolution's rows go to the database while their indexes are built.
@@ -2367,9 +2377,9 @@ fn ref_batches(files: &[i64], ranges: &FileRanges) -> Vec<std::ops::Range<usize>
 
 /// The edge sets a run records: each file's new set with its fingerprint, or the active
 /// generation's set when the file's rows came out identical (shared: nothing is written).
+/// Recorded as each batch's rows are written, not kept for the end (32 bytes a file).
 struct SetRecord<'p> {
     previous: &'p FxHashMap<i64, (i64, Option<i64>)>,
-    record: Vec<(i64, i64, Option<i64>)>,
     shared: u64,
 }
 
@@ -2377,7 +2387,6 @@ impl<'p> SetRecord<'p> {
     fn new(previous: &'p FxHashMap<i64, (i64, Option<i64>)>) -> Self {
         SetRecord {
             previous,
-            record: Vec::new(),
             shared: 0,
         }
     }
@@ -2413,19 +2422,22 @@ fn write_rows(
         *counts.unresolved.entry(key).or_default() += n;
     }
     let mut shared: rustc_hash::FxHashSet<i64> = rustc_hash::FxHashSet::default();
+    let mut record: Vec<(i64, i64, Option<i64>)> = Vec::with_capacity(files.len());
     for (&file, &hash) in files.iter().zip(&hashes) {
         match sets.previous.get(&file) {
             Some(&(set, Some(h))) if h == hash => {
-                sets.record.push((file, set, Some(hash)));
+                record.push((file, set, Some(hash)));
                 shared.insert(file);
             }
             _ => {
                 if let Some(set) = builder.edge_set(file) {
-                    sets.record.push((file, set, Some(hash)));
+                    record.push((file, set, Some(hash)));
                 }
             }
         }
     }
+    builder.record_sets(&record)?;
+    drop(record);
     sets.shared += shared.len() as u64;
     for mut run in edges {
         if !shared.is_empty() {

@@ -606,13 +606,22 @@ impl<const N: usize> Records<N> {
     /// any order).
     pub(crate) fn sort_by_key<K: Ord>(
         &mut self,
-        key: impl FnMut(&[u64; N]) -> K,
+        mut key: impl FnMut(&[u64; N]) -> K,
+    ) -> std::io::Result<()> {
+        self.sort_by(|a, b| key(a).cmp(&key(b)))
+    }
+
+    /// Maps the records written to a file, and sorts them by `order` (records it finds equal
+    /// in any order).
+    pub(crate) fn sort_by(
+        &mut self,
+        order: impl FnMut(&[u64; N], &[u64; N]) -> std::cmp::Ordering,
     ) -> std::io::Result<()> {
         if let Some(out) = self.out.take() {
             let file = out.into_inner().map_err(|e| e.into_error())?;
             self.mapped = Some(crate::mapped::U64s::new(&file)?);
         }
-        self.records_mut().sort_unstable_by_key(key);
+        self.records_mut().sort_unstable_by(order);
         self.heap.shrink_to_fit();
         Ok(())
     }

@@ -299,13 +299,27 @@ pub fn tree_blobs(workdir: &Path, rev: &str) -> Result<HashMap<String, String>, 
     files_of(&tree)
 }
 
-fn files_of(tree: &gix::Tree<'_>) -> Result<HashMap<String, String>, GitError> {
-    let entries = tree.traverse().breadthfirst.files().map_err(err)?;
-    Ok(entries
-        .into_iter()
-        .filter(|e| e.mode.is_blob())
-        .map(|e| (e.filepath.to_string(), e.oid.to_string()))
-        .collect())
+/// Calls `each(path, blob id)` for every file of a commit's tree, as [`tree_blobs`] lists
+/// them, without making the list.
+pub fn each_tree_blob(
+    workdir: &Path,
+    rev: &str,
+    each: &mut dyn FnMut(&[u8], &[u8]),
+) -> Result<(), GitError> {
+    let repo = gix::open(workdir).map_err(err)?;
+    let tree = peel_commit(&repo, rev)?.tree().map_err(err)?;
+    crate::each_blob(&tree, each)
+}
+
+pub(crate) fn files_of(tree: &gix::Tree<'_>) -> Result<HashMap<String, String>, GitError> {
+    let mut files = HashMap::new();
+    crate::each_blob(tree, &mut |path, id| {
+        files.insert(
+            String::from_utf8_lossy(path).into_owned(),
+            gix::ObjectId::from_bytes_or_panic(id).to_string(),
+        );
+    })?;
+    Ok(files)
 }
 
 /// The working tree (as `read` sees it) compared with commit `base` (default `HEAD`): files in the

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 pub use changes::{
     ChangeStatus, FileChange, Hunk, WorktreeChanges, WorktreeFile, changed_files, diff_lines,
-    merge_base, resolve_commit, tree_blobs, worktree_changes,
+    each_tree_blob, merge_base, resolve_commit, tree_blobs, worktree_changes,
 };
 
 /// A git failure, as text (gix errors are many types).
@@ -83,9 +83,97 @@ impl OpenRepo {
         head_of(&self.repo.to_thread_local(), &self.workdir)
     }
 
-    /// [`head_blobs`] of this repository.
-    pub fn head_blobs(&self) -> Result<HashMap<String, String>, GitError> {
-        head_blobs_of(&self.repo.to_thread_local())
+    /// Calls `each(path, blob id)` for every file of HEAD's tree, as [`head_blobs`] lists them,
+    /// without making the list: one path is held at a time. `false` for an unborn branch.
+    pub fn each_head_blob(&self, each: &mut dyn FnMut(&[u8], &[u8])) -> Result<bool, GitError> {
+        let repo = self.repo.to_thread_local();
+        let Ok(tree) = repo.head_tree() else {
+            return Ok(false);
+        };
+        each_blob(&tree, each)?;
+        Ok(true)
+    }
+}
+
+/// Calls `each(path, blob id)` for every file (blob) of `tree`, depth first, with its
+/// `/`-separated path. Only the path being visited and those of the trees still to finish are
+/// held, not the list of entries.
+pub(crate) fn each_blob(
+    tree: &gix::Tree<'_>,
+    each: &mut dyn FnMut(&[u8], &[u8]),
+) -> Result<(), GitError> {
+    let mut visit = BlobVisit {
+        each,
+        path: Vec::new(),
+        pending: Vec::new(),
+    };
+    tree.traverse().depthfirst(&mut visit).map_err(err)
+}
+
+/// The tree traversal's delegate for [`each_blob`]: keeps the current path as gix's own
+/// recorder does, and reports blobs.
+struct BlobVisit<'a> {
+    each: &'a mut dyn FnMut(&[u8], &[u8]),
+    path: Vec<u8>,
+    /// Paths to go back to, one or two a level of the trees being walked.
+    pending: Vec<Vec<u8>>,
+}
+
+impl BlobVisit<'_> {
+    fn push(&mut self, name: &[u8]) {
+        if name.is_empty() {
+            return;
+        }
+        if !self.path.is_empty() {
+            self.path.push(b'/');
+        }
+        self.path.extend_from_slice(name);
+    }
+}
+
+impl gix::traverse::tree::Visit for BlobVisit<'_> {
+    fn pop_back_tracked_path_and_set_current(&mut self) {
+        self.path = self.pending.pop().unwrap_or_default();
+    }
+
+    fn pop_front_tracked_path_and_set_current(&mut self) {
+        // Only a breadth-first traversal asks for this one.
+        if !self.pending.is_empty() {
+            self.path = self.pending.remove(0);
+        }
+    }
+
+    fn push_back_tracked_path_component(&mut self, component: &gix::bstr::BStr) {
+        self.push(component);
+        self.pending.push(self.path.clone());
+    }
+
+    fn push_path_component(&mut self, component: &gix::bstr::BStr) {
+        self.push(component);
+    }
+
+    fn pop_path_component(&mut self) {
+        match self.path.iter().rposition(|&b| b == b'/') {
+            Some(at) => self.path.truncate(at),
+            None => self.path.clear(),
+        }
+    }
+
+    fn visit_tree(
+        &mut self,
+        _entry: &gix::objs::tree::EntryRef<'_>,
+    ) -> gix::traverse::tree::visit::Action {
+        std::ops::ControlFlow::Continue(true)
+    }
+
+    fn visit_nontree(
+        &mut self,
+        entry: &gix::objs::tree::EntryRef<'_>,
+    ) -> gix::traverse::tree::visit::Action {
+        if entry.mode.is_blob() {
+            (self.each)(&self.path, entry.oid.as_bytes());
+        }
+        std::ops::ControlFlow::Continue(true)
     }
 }
 
@@ -105,19 +193,11 @@ fn head_of(repo: &gix::Repository, workdir: &Path) -> Result<HeadInfo, GitError>
 /// Path (`/`-separated, relative to the working tree) → blob id (hex) for every file in HEAD's tree.
 /// Empty for an unborn branch.
 pub fn head_blobs(workdir: &Path) -> Result<HashMap<String, String>, GitError> {
-    head_blobs_of(&gix::open(workdir).map_err(err)?)
-}
-
-fn head_blobs_of(repo: &gix::Repository) -> Result<HashMap<String, String>, GitError> {
+    let repo = gix::open(workdir).map_err(err)?;
     let Ok(tree) = repo.head_tree() else {
         return Ok(HashMap::new());
     };
-    let entries = tree.traverse().breadthfirst.files().map_err(err)?;
-    Ok(entries
-        .into_iter()
-        .filter(|e| e.mode.is_blob())
-        .map(|e| (e.filepath.to_string(), e.oid.to_string()))
-        .collect())
+    changes::files_of(&tree)
 }
 
 /// The identity of the repository whose working tree is `workdir`, the same on every clone
@@ -217,6 +297,64 @@ mod tests {
             discover(&nested).unwrap().canonicalize().unwrap(),
             root.canonicalize().unwrap()
         );
+    }
+
+    /// Every file of a nested tree is visited once with its full path and blob id, as `git
+    /// ls-tree -r` lists them (siblings after a subtree keep their parent's path); symlinks and
+    /// submodules are not files. An unborn branch has none.
+    #[test]
+    fn each_head_blob_visits_what_ls_tree_lists() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git(root, &["init", "-q", "-b", "main"]);
+        let open = OpenRepo::open(root).unwrap();
+        assert!(!open.each_head_blob(&mut |_, _| panic!("no tree")).unwrap());
+        for (path, text) in [
+            ("a.py", "1\n"),
+            ("b/c/d.py", "2\n"),
+            ("b/c/e/f.rs", "3\n"),
+            ("b/c.txt", "4\n"),
+            ("b/z.py", "5\n"),
+            ("b-c/g.go", "6\n"),
+            ("z/y/x/w.c", "7\n"),
+            ("z/y.h", "1\n"),
+        ] {
+            std::fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
+            std::fs::write(root.join(path), text).unwrap();
+        }
+        std::os::unix::fs::symlink("a.py", root.join("link.py")).unwrap();
+        git(root, &["add", "."]);
+        git(root, &["commit", "-q", "-m", "one"]);
+        let mut seen = Vec::new();
+        let open = OpenRepo::open(root).unwrap();
+        let found = open
+            .each_head_blob(&mut |path, id| {
+                let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
+                seen.push(format!("{hex} {}", String::from_utf8_lossy(path)));
+            })
+            .unwrap();
+        assert!(found);
+        seen.sort();
+        let listed = Command::new("git")
+            .args(["ls-tree", "-r", "HEAD"])
+            .current_dir(root)
+            .output()
+            .unwrap();
+        let mut expected: Vec<String> = String::from_utf8(listed.stdout)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with("120000"))
+            .map(|l| {
+                let (meta, path) = l.split_once('\t').unwrap();
+                format!("{} {path}", meta.rsplit(' ').next().unwrap())
+            })
+            .collect();
+        expected.sort();
+        assert_eq!(seen.len(), 8);
+        assert_eq!(seen, expected);
+        let map = head_blobs(root).unwrap();
+        assert_eq!(map.len(), 8);
+        assert_eq!(map.get("b/c/e/f.rs").map(String::len), Some(40), "{map:?}");
     }
 
     /// An opened repository sees commits, branch switches and detached checkouts made after it

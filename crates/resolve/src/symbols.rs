@@ -83,7 +83,7 @@ pub trait MappedTable: Send + Sync + std::fmt::Debug {
 
 /// A table being laid out in memory the caller keeps (temporary files, say): its rows and
 /// text written as they are made, then read back as a [`MappedTable`].
-pub trait TableOut {
+pub trait TableOut: Send + Sync {
     fn rows(&mut self) -> &mut dyn std::io::Write;
     fn text(&mut self) -> &mut dyn std::io::Write;
     /// The table written, read-only.

@@ -12,4 +12,4 @@ pub use confine::{ConfineError, confine};
 pub use read::{ReadError, SourceFile, blob_id, read_source};
 pub use skip::{SkipReason, is_secret_path};
 pub use stat::{FileStat, RACY_WINDOW_NS, clock_ns};
-pub use walk::{Skipped, Walk, WalkConfig, WalkedFile, walk};
+pub use walk::{Skipped, Walk, WalkConfig, WalkedFile, walk, walk_into};

@@ -55,7 +55,10 @@ pub struct Skipped {
 pub struct Walk {
     /// The directory walked: a file is at `root/path` ([`Walk::abs`]).
     pub root: PathBuf,
+    /// The wanted files, sorted by path (empty after [`walk_into`], which hands them out).
     pub files: Vec<WalkedFile>,
+    /// How many wanted files the walk found.
+    pub found: usize,
     pub skipped: Vec<Skipped>,
     /// Regular files the caller did not want (no known language).
     pub ignored_files: usize,
@@ -78,6 +81,24 @@ impl Walk {
 /// Walks `root`. `wanted` says whether a path is a candidate (has a known language); only wanted
 /// files are size-checked and returned, but secret-named files are always recorded as skipped.
 pub fn walk(root: &Path, config: &WalkConfig, wanted: impl Fn(&str) -> bool + Sync) -> Walk {
+    let mut files = Vec::new();
+    let mut out = walk_into(root, config, wanted, &mut |f| files.push(f));
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    // Kept for the whole read phase: no room for files that never came.
+    files.shrink_to_fit();
+    out.files = files;
+    out
+}
+
+/// As [`walk`], but each wanted file goes to `found` as the walk finds it (one call at a time,
+/// in no particular order) and [`Walk::files`] stays empty: a caller that keeps the files
+/// elsewhere (the indexer, in a mapped temporary file) does not hold the list on the heap.
+pub fn walk_into(
+    root: &Path,
+    config: &WalkConfig,
+    wanted: impl Fn(&str) -> bool + Sync,
+    found: &mut (dyn FnMut(WalkedFile) + Send),
+) -> Walk {
     let out = Walk {
         root: root.to_path_buf(),
         ..Walk::default()
@@ -108,25 +129,23 @@ pub fn walk(root: &Path, config: &WalkConfig, wanted: impl Fn(&str) -> bool + Sy
         });
     // Directory reads and stats run on every core; each entry is classified into one shared
     // result (a short lock per file).
-    let shared = std::sync::Mutex::new(out);
+    let shared = std::sync::Mutex::new((out, found));
     let wanted = &wanted;
     builder.build_parallel().run(|| {
         let shared = &shared;
         Box::new(move |result| {
-            let mut out = match shared.lock() {
-                Ok(out) => out,
+            let mut guard = match shared.lock() {
+                Ok(guard) => guard,
                 Err(poisoned) => poisoned.into_inner(),
             };
-            classify(result, root, config, wanted, &mut out)
+            let (out, found) = &mut *guard;
+            classify(result, root, config, wanted, out, &mut **found)
         })
     });
-    let mut out = match shared.into_inner() {
+    let (mut out, _) = match shared.into_inner() {
         Ok(out) => out,
         Err(poisoned) => poisoned.into_inner(),
     };
-    out.files.sort_by(|a, b| a.path.cmp(&b.path));
-    // Kept for the whole read phase: no room for files that never came.
-    out.files.shrink_to_fit();
     out.manifests.sort_by(|a, b| a.path.cmp(&b.path));
     out.errors.sort();
     out.skipped.sort_by(|a, b| a.path.cmp(&b.path));
@@ -151,6 +170,7 @@ fn classify(
     config: &WalkConfig,
     wanted: &(impl Fn(&str) -> bool + Sync),
     out: &mut Walk,
+    found: &mut dyn FnMut(WalkedFile),
 ) -> ignore::WalkState {
     use ignore::WalkState::{Continue, Quit};
     let entry = match result {
@@ -240,11 +260,12 @@ fn classify(
         record(out, SkipReason::TooLarge, size);
         return Continue;
     }
-    if out.files.len() >= config.max_files {
+    if out.found >= config.max_files {
         out.truncated = true;
         return Quit;
     }
-    out.files.push(WalkedFile { path, size, stat });
+    out.found += 1;
+    found(WalkedFile { path, size, stat });
     Continue
 }
 
