@@ -551,6 +551,8 @@ pub(crate) struct Records<const N: usize> {
     heap: Vec<[u64; N]>,
     /// The records once sorted, mapped.
     mapped: Option<crate::mapped::U64s>,
+    /// How many of the mapped records are kept ([`Records::coalesce`]; all when `None`).
+    kept: Option<usize>,
 }
 
 impl<const N: usize> Default for Records<N> {
@@ -559,6 +561,7 @@ impl<const N: usize> Default for Records<N> {
             out: None,
             heap: Vec::new(),
             mapped: None,
+            kept: None,
         }
     }
 }
@@ -589,17 +592,40 @@ impl<const N: usize> Records<N> {
 
     /// The records (all of them once sorted; before, those on the heap).
     pub(crate) fn records(&self) -> &[[u64; N]] {
-        match &self.mapped {
+        let all = match &self.mapped {
             Some(m) => m.words().as_chunks::<N>().0,
             None => &self.heap,
-        }
+        };
+        &all[..self.kept.unwrap_or(all.len()).min(all.len())]
     }
 
     fn records_mut(&mut self) -> &mut [[u64; N]] {
-        match &mut self.mapped {
+        let kept = self.kept;
+        let all = match &mut self.mapped {
             Some(m) => m.words_mut().as_chunks_mut::<N>().0,
             None => &mut self.heap,
+        };
+        let len = kept.unwrap_or(all.len()).min(all.len());
+        &mut all[..len]
+    }
+
+    /// Merges runs of neighbouring records in place (once sorted): `merge(kept, next)` folds
+    /// `next` into the last record kept and says whether it did; records not folded are kept.
+    pub(crate) fn coalesce(&mut self, mut merge: impl FnMut(&mut [u64; N], &[u64; N]) -> bool) {
+        let records = self.records_mut();
+        let mut kept = 0usize;
+        for i in 0..records.len() {
+            if kept > 0 {
+                let (before, after) = records.split_at_mut(i);
+                if merge(&mut before[kept - 1], &after[0]) {
+                    continue;
+                }
+            }
+            records[kept] = records[i];
+            kept += 1;
         }
+        self.heap.truncate(kept);
+        self.kept = Some(kept);
     }
 
     /// Maps the records written to a file, and sorts them by `key` (records of equal keys in
