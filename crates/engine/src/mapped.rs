@@ -215,6 +215,13 @@ impl U64s {
     }
 }
 
+/// Words read as signed (ids written as their bits, `id as u64`).
+pub(crate) fn signed(words: &[u64]) -> &[i64] {
+    // SAFETY: i64 and u64 have the same size and alignment, and every bit pattern is a valid
+    // i64; the slice borrows `words` for as long as it lives.
+    unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<i64>(), words.len()) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

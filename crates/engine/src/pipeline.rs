@@ -2006,6 +2006,23 @@ fn prepare_resolver(
             match spill {
                 Some(Ok(mut spill)) => {
                     let mut table_error = None;
+                    // Beside the tables, the files each one reaches (on the heap when no
+                    // temporary file can be made for them).
+                    let mut reach = head_dir.and_then(|dir| {
+                        crate::spill::ReachSpill::new(dir)
+                            .inspect_err(|e| tracing::warn!("import reach kept in memory: {e}"))
+                            .ok()
+                    });
+                    let mut reach_error = None;
+                    let handing = reach.is_some();
+                    let mut put_reach = |file: i64, reached: &[i64]| {
+                        if let Some(reach) = reach.as_mut()
+                            && reach_error.is_none()
+                            && let Err(e) = reach.put(file, reached)
+                        {
+                            reach_error = Some(format!("import reach: {e}"));
+                        }
+                    };
                     let paged = resolver.resolve_imports_paged(
                         &imports,
                         &mut |e| head.edge(e, &node_file),
@@ -2016,12 +2033,22 @@ fn prepare_resolver(
                                 table_error = Some(format!("import tables: {e}"));
                             }
                         },
+                        handing.then_some(&mut put_reach as resolve::ReachOut<'_>),
                     );
+                    table_error = table_error.or(reach_error);
                     if paged {
                         match spill.finish() {
                             Ok(source) => resolver.with_import_tables_from(source),
                             Err(e) => {
                                 table_error.get_or_insert(format!("import tables: {e}"));
+                            }
+                        }
+                        if let Some(reach) = reach {
+                            match reach.finish() {
+                                Ok(source) => resolver.with_reach_from(Box::new(source)),
+                                Err(e) => {
+                                    table_error.get_or_insert(format!("import reach: {e}"));
+                                }
                             }
                         }
                     }

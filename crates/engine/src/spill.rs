@@ -643,11 +643,18 @@ impl<const N: usize> Records<N> {
         &mut self,
         order: impl FnMut(&[u64; N], &[u64; N]) -> std::cmp::Ordering,
     ) -> std::io::Result<()> {
+        self.finish()?;
+        self.records_mut().sort_unstable_by(order);
+        Ok(())
+    }
+
+    /// Maps the records written to a file, in the order written ([`Records::records`] then
+    /// holds them all).
+    pub(crate) fn finish(&mut self) -> std::io::Result<()> {
         if let Some(out) = self.out.take() {
             let file = out.into_inner().map_err(|e| e.into_error())?;
             self.mapped = Some(crate::mapped::U64s::new(&file)?);
         }
-        self.records_mut().sort_unstable_by(order);
         self.heap.shrink_to_fit();
         Ok(())
     }
@@ -667,6 +674,70 @@ impl<const N: usize> Records<N> {
     pub(crate) fn heap_bytes(&self) -> usize {
         self.heap.capacity() * std::mem::size_of::<[u64; N]>()
             + self.out.as_ref().map_or(0, BufWriter::capacity)
+    }
+}
+
+/// The files each file's import table reaches directly, as the resolver hands them out
+/// (`resolve::ReachOut`): a record (file, offset, length) a file with imports and the reached
+/// files' ids, each in a temporary file, mapped once import resolution ends, instead of a map
+/// and a vector on the heap through resolution (0.6 MB on 162 MB of source).
+pub(crate) struct ReachSpill {
+    index: Records<3>,
+    files: Records<1>,
+    written: u64,
+}
+
+impl ReachSpill {
+    pub(crate) fn new(dir: &Path) -> std::io::Result<ReachSpill> {
+        Ok(ReachSpill {
+            index: Records::in_dir(dir)?,
+            files: Records::in_dir(dir)?,
+            written: 0,
+        })
+    }
+
+    pub(crate) fn put(&mut self, file: i64, reached: &[i64]) -> std::io::Result<()> {
+        let len = reached.len() as u64;
+        self.index.push([file as u64, self.written, len])?;
+        for &f in reached {
+            self.files.push([f as u64])?;
+        }
+        self.written += len;
+        Ok(())
+    }
+
+    /// The reach written, mapped, to read back.
+    pub(crate) fn finish(mut self) -> std::io::Result<SpilledReach> {
+        self.index.sort_by_key(|r| r[0] as i64)?;
+        self.files.finish()?;
+        Ok(SpilledReach {
+            index: self.index,
+            files: self.files,
+        })
+    }
+}
+
+/// [`ReachSpill`]'s records, mapped.
+pub(crate) struct SpilledReach {
+    index: Records<3>,
+    files: Records<1>,
+}
+
+impl resolve::ReachSource for SpilledReach {
+    fn reached(&self, file: i64) -> Option<&[i64]> {
+        let at = self.index.range_of(file, |r| r[0] as i64);
+        let &[_, start, len] = self
+            .index
+            .records()
+            .get(at.start)
+            .filter(|_| !at.is_empty())?;
+        let (start, len) = (usize::try_from(start).ok()?, usize::try_from(len).ok()?);
+        let words = self.files.records().get(start..start.checked_add(len)?)?;
+        Some(crate::mapped::signed(words.as_flattened()))
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.index.heap_bytes() + self.files.heap_bytes()
     }
 }
 
@@ -1003,6 +1074,34 @@ mod tests {
                 (b.file, b.scope, b.name, b.type_text, b.value)
             })
             .collect()
+    }
+
+    /// Each file's direct reach comes back as it was handed out, files given in any order
+    /// (negative and large ids too); a file without imports has none, one whose imports reach
+    /// nothing an empty list.
+    #[test]
+    fn the_direct_reach_comes_back_as_handed_out() {
+        use resolve::ReachSource;
+        let dir = tempfile::tempdir().unwrap();
+        let mut out = ReachSpill::new(dir.path()).unwrap();
+        let given: [(i64, &[i64]); 4] = [
+            (30, &[1, 2, 3]),
+            (-2, &[i64::MAX, 30]),
+            (7, &[]),
+            (5, &[-2]),
+        ];
+        for (file, reached) in given {
+            out.put(file, reached).unwrap();
+        }
+        let back = out.finish().unwrap();
+        for (file, reached) in given {
+            assert_eq!(back.reached(file), Some(reached), "file {file}");
+        }
+        assert_eq!(back.reached(6), None);
+        assert_eq!(back.reached(i64::MIN), None);
+        assert!(ReachSpill::new(&dir.path().join("missing")).is_err());
+        let empty = ReachSpill::new(dir.path()).unwrap().finish().unwrap();
+        assert_eq!(empty.reached(1), None);
     }
 
     /// On the heap or in a mapped file, alike.

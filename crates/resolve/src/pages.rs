@@ -602,6 +602,18 @@ mod tests {
         bytes.keys().copied().collect()
     }
 
+    /// A direct reach handed out, as a caller would keep it.
+    struct Reach(Vec<(i64, Vec<i64>)>);
+
+    impl crate::ReachSource for Reach {
+        fn reached(&self, file: i64) -> Option<&[i64]> {
+            self.0
+                .iter()
+                .find(|(f, _)| *f == file)
+                .map(|(_, r)| r.as_slice())
+        }
+    }
+
     impl ImportTableSource for Tables {
         fn bytes_of(&self, file: i64) -> Option<Vec<u8>> {
             self.0.get(&file).cloned()
@@ -714,6 +726,7 @@ mod tests {
             &imports.as_slice(),
             &mut |e| edges.push(e),
             &mut |f, b| assert!(bytes.insert(f, b.to_vec()).is_none(), "one table per file"),
+            None,
         );
         assert!(handed_out);
         assert_eq!(edges, expected_edges);
@@ -723,6 +736,27 @@ mod tests {
         for f in [1, 2, 3, 4] {
             assert_eq!(paged.imported(f), in_memory.imported(f), "file {f}");
         }
+        // The direct reach handed out too, and given back: the same reach in two steps.
+        let (resolver, imports, _) = three_files();
+        let mut handed = resolver.with_binding_pages(Box::new(Source {
+            binds: Vec::new(),
+            loads: Arc::new(AtomicUsize::new(0)),
+        }));
+        let mut reach: Vec<(i64, Vec<i64>)> = Vec::new();
+        assert!(handed.resolve_imports_paged(
+            &imports.as_slice(),
+            &mut |_| {},
+            &mut |_, _| {},
+            Some(&mut |f, r| reach.push((f, r.to_vec()))),
+        ));
+        assert!(!reach.is_empty());
+        assert!(handed.imported(2).is_none(), "not given back yet");
+        handed.with_reach_from(Box::new(Reach(reach)));
+        for f in [1, 2, 3, 4] {
+            assert_eq!(handed.imported(f), in_memory.imported(f), "file {f}");
+        }
+        handed.load_import_tables(&[2]);
+        assert_eq!(handed.imported(2), in_memory.imported(2));
         assert!(in_memory.imported(2).is_some());
         paged.load_import_tables(&[2]);
         assert_eq!(paged.imported_files.keys().collect::<Vec<_>>(), [&2]);
@@ -774,10 +808,12 @@ mod tests {
 
         // A resolver that can be patched keeps its tables and hands none out.
         let (mut patchable, imports, call) = three_files();
-        let handed_out =
-            patchable.resolve_imports_paged(&imports.as_slice(), &mut |_| {}, &mut |_, _| {
-                panic!("a patchable resolver keeps its tables")
-            });
+        let handed_out = patchable.resolve_imports_paged(
+            &imports.as_slice(),
+            &mut |_| {},
+            &mut |_, _| panic!("a patchable resolver keeps its tables"),
+            Some(&mut |_, _| panic!("and its reach")),
+        );
         assert!(!handed_out);
         assert_eq!(targets(patchable.resolve(&call)), expected);
     }

@@ -47,6 +47,20 @@ pub struct Freeze<'a> {
 /// Where a file's final import table goes, as bytes ([`Resolver::resolve_imports_paged`]).
 type TableOut<'a> = &'a mut dyn FnMut(i64, &[u8]);
 
+/// Where the files a file's import table reaches directly go, sorted
+/// ([`Resolver::resolve_imports_paged`]).
+pub type ReachOut<'a> = &'a mut dyn FnMut(i64, &[i64]);
+
+/// The files each file's import table reaches directly, as handed out through a [`ReachOut`]
+/// and kept by the caller (a map of a temporary file, say): `None` for a file without imports.
+pub trait ReachSource: Send + Sync {
+    fn reached(&self, file: i64) -> Option<&[i64]>;
+    /// What it holds on the heap.
+    fn heap_bytes(&self) -> usize {
+        0
+    }
+}
+
 /// What a name or module path denotes.
 #[derive(Debug, Clone)]
 pub(crate) enum Target {
@@ -100,7 +114,7 @@ pub struct Resolver {
     /// What each file's imports reach directly, for a resolver that is never patched: the sets
     /// of two steps grow with the square of the reach (13.9 MiB on three copies of 73 MB of
     /// source, where every module has three candidates), the direct ones do not.
-    direct_reach: Option<DirectReach>,
+    direct_reach: Option<Box<dyn ReachSource>>,
     /// Paged bindings ([`Resolver::with_binding_pages`]): the plain names' bindings are loaded
     /// per file when needed, `binds` holds only the paths'.
     pub(crate) pages: Option<crate::pages::Pages>,
@@ -479,10 +493,7 @@ impl Resolver {
                     .map(|s| size_of_val::<[i64]>(s))
                     .sum::<usize>()
                     + table_bytes::<(i64, Box<[i64]>)>(self.imported_files.capacity())
-                    + self
-                        .direct_reach
-                        .as_ref()
-                        .map_or(0, DirectReach::heap_bytes),
+                    + self.direct_reach.as_ref().map_or(0, |r| r.heap_bytes()),
             ),
             (
                 "hierarchy",
@@ -543,7 +554,7 @@ impl Resolver {
         if let Some(reach) = &self.direct_reach {
             self.imported_files = files
                 .iter()
-                .filter_map(|&f| reach.two_steps(f).map(|set| (f, set)))
+                .filter_map(|&f| two_steps_in(reach.as_ref(), f).map(|set| (f, set)))
                 .collect();
         }
         let Some(pages) = &self.import_pages else {
@@ -872,24 +883,36 @@ impl Resolver {
     /// `tables` as bytes, as soon as the last pass has made it, instead of keeping it: a
     /// resolver that cannot be patched then holds no import table, and the caller must give it
     /// a source to read them back from ([`Resolver::with_import_tables_from`]) before it
-    /// resolves anything else. Returns whether the tables were handed out (a patchable
-    /// resolver keeps its own and never calls `tables`).
+    /// resolves anything else. With `reach`, the files each table reaches directly are handed
+    /// out as well, and must be given back the same way ([`Resolver::with_reach_from`]).
+    /// Returns whether the tables were handed out (a patchable resolver keeps its own and
+    /// never calls `tables` or `reach`).
     pub fn resolve_imports_paged(
         &mut self,
         imports: &dyn ImportSource,
         sink: &mut dyn FnMut(Edge),
         tables: TableOut<'_>,
+        reach: Option<ReachOut<'_>>,
     ) -> bool {
         let paged = !self.patchable();
-        self.resolve_imports_with(imports, sink, paged.then_some(tables));
+        let out = paged.then_some((tables, reach));
+        self.resolve_imports_with(imports, sink, out);
         paged
+    }
+
+    /// The files each file's import table reaches directly, handed out by
+    /// [`Resolver::resolve_imports_paged`], read back from where the caller keeps them.
+    pub fn with_reach_from(&mut self, source: Box<dyn ReachSource>) {
+        self.tables_changed();
+        self.imported_files = FxHashMap::default();
+        self.direct_reach = Some(source);
     }
 
     fn resolve_imports_with(
         &mut self,
         imports: &dyn ImportSource,
         sink: &mut dyn FnMut(Edge),
-        tables: Option<TableOut<'_>>,
+        tables: Option<(TableOut<'_>, Option<ReachOut<'_>>)>,
     ) {
         self.tables_changed();
         if self.patchable() {
@@ -986,8 +1009,10 @@ impl Resolver {
         &mut self,
         imports: &dyn ImportSource,
         mut sink: Option<&mut dyn FnMut(Edge)>,
-        mut tables: Option<TableOut<'_>>,
+        tables: Option<(TableOut<'_>, Option<ReachOut<'_>>)>,
     ) {
+        let (mut tables, reach) = tables.unzip();
+        let mut reach = reach.flatten();
         self.tables_changed();
         let is_last = sink.is_some();
         let mut bindings: FxHashMap<i64, FileBindings> = FxHashMap::default();
@@ -1114,7 +1139,13 @@ impl Resolver {
             // A file's imports come together: its table is complete.
             if let Some(out) = tables.as_mut() {
                 for (file, t) in bindings.drain() {
-                    direct.insert(file, this.direct_files(&t));
+                    let reached = this.direct_files(&t);
+                    match reach.as_mut() {
+                        Some(reach) => reach(file, &reached),
+                        None => {
+                            direct.insert(file, reached);
+                        }
+                    }
                     out(file, &crate::pages::encode_tables(&t));
                 }
             } else if let Some(held) = held.as_mut() {
@@ -1137,7 +1168,11 @@ impl Resolver {
             self.imported_files = two_steps(&direct);
         } else {
             self.imported_files = FxHashMap::default();
-            self.direct_reach = Some(DirectReach::new(direct));
+            // Handed out: the caller gives them back (`with_reach_from`).
+            self.direct_reach = match reach {
+                Some(_) => None,
+                None => Some(Box::new(DirectReach::new(direct))),
+            };
         }
         self.bindings = bindings;
     }
@@ -1148,7 +1183,7 @@ impl Resolver {
         if let Some(set) = self.imported_files.get(&file) {
             return Some(std::borrow::Cow::Borrowed(set));
         }
-        let set = self.direct_reach.as_ref()?.two_steps(file)?;
+        let set = two_steps_in(self.direct_reach.as_deref()?, file)?;
         Some(std::borrow::Cow::Owned(set.into_vec()))
     }
 
@@ -2196,21 +2231,23 @@ impl DirectReach {
         }
         out
     }
+}
 
-    fn of(&self, file: i64) -> Option<&[i64]> {
+impl ReachSource for DirectReach {
+    fn reached(&self, file: i64) -> Option<&[i64]> {
         let &(start, end) = self.at.get(&file)?;
         Some(&self.files[start as usize..end as usize])
-    }
-
-    /// What [`two_steps`] makes for `file`.
-    fn two_steps(&self, file: i64) -> Option<Box<[i64]>> {
-        Some(two_steps_of(self.of(file)?, |f| self.of(*f)))
     }
 
     fn heap_bytes(&self) -> usize {
         crate::lists::table_bytes::<(i64, (u32, u32))>(self.at.capacity())
             + self.files.capacity() * 8
     }
+}
+
+/// What [`two_steps`] makes for `file`, from the direct reach in `reach`.
+fn two_steps_in(reach: &dyn ReachSource, file: i64) -> Option<Box<[i64]>> {
+    Some(two_steps_of(reach.reached(file)?, |f| reach.reached(*f)))
 }
 
 /// Calls `f` with `"{a}.{b}"` built in a buffer kept per thread: member lookups run hundreds of
