@@ -238,6 +238,9 @@ struct Ahead<'w> {
     parsed: sextant_extract::Parsed,
 }
 
+/// Reused file versions whose rows are loaded at once for resolution (`for_each_reused`).
+const REUSED_FILES: usize = 512;
+
 /// The most source that workers keep parsed ahead while queries compile. A cold run starts by
 /// compiling the main language's queries (0.05-0.2 s; TypeScript's 0.2 s); workers waiting for
 /// them left a core idle. Trees are several times their source, so this stays small: two cores
@@ -1076,18 +1079,6 @@ pub fn index(
     }
     if !reused.is_empty() {
         let reused_ids: rustc_hash::FxHashSet<i64> = reused.iter().map(|(id, _)| *id).collect();
-        let sextant_store::Reused {
-            nodes,
-            refs,
-            imports,
-            bindings,
-            ref_ranges: reused_ranges,
-        } = builder.load_reused(!streamed)?;
-        for range in &reused_ranges {
-            ref_ranges
-                .push(range)
-                .map_err(|e| Error::Io(format!("reference ranges: {e}")))?;
-        }
         for f in previous
             .values()
             .flatten()
@@ -1105,62 +1096,78 @@ pub fn index(
                     .map_err(|e| Error::Io(format!("files: {e}")))?;
             }
         }
-        let defs = nodes.iter().filter(|n| n.kind != NodeKind::File);
-        match r_symbol_spill.as_mut() {
-            Some(spill) => {
-                for n in nodes.chunk_by(|a, b| a.file_id == b.file_id) {
-                    let defs = n.iter().filter(|n| n.kind != NodeKind::File);
-                    spill
-                        .add(n[0].file_id, defs.map(|n| symbol_ref!(n)))
-                        .map_err(|e| Error::Io(format!("definitions: {e}")))?;
+        drop(reused_ids);
+        // The reused versions' rows, a part at a time, to where the new versions' went.
+        builder.for_each_reused(!streamed, REUSED_FILES, |part| -> Result<()> {
+            let sextant_store::Reused {
+                nodes,
+                refs,
+                imports,
+                bindings,
+                ref_ranges: reused_ranges,
+            } = part;
+            for range in &reused_ranges {
+                ref_ranges
+                    .push(range)
+                    .map_err(|e| Error::Io(format!("reference ranges: {e}")))?;
+            }
+            match r_symbol_spill.as_mut() {
+                Some(spill) => {
+                    for n in nodes.chunk_by(|a, b| a.file_id == b.file_id) {
+                        let defs = n.iter().filter(|n| n.kind != NodeKind::File);
+                        spill
+                            .add(n[0].file_id, defs.map(|n| symbol_ref!(n)))
+                            .map_err(|e| Error::Io(format!("definitions: {e}")))?;
+                    }
+                }
+                None => {
+                    for n in nodes.iter().filter(|n| n.kind != NodeKind::File) {
+                        r_symbols.push(symbol_ref!(n));
+                    }
                 }
             }
-            None => {
-                for n in defs {
-                    r_symbols.push(symbol_ref!(n));
-                }
+            drop(nodes);
+            match r_spill.as_mut() {
+                Some(spill) => spill
+                    .add(&bindings, &mut r_bindings)
+                    .map_err(|e| Error::Io(format!("binding pages: {e}")))?,
+                None => push_bindings(&mut r_bindings, &bindings),
             }
-        }
-        drop(nodes);
-        match r_spill.as_mut() {
-            Some(spill) => spill
-                .add(&bindings, &mut r_bindings)
-                .map_err(|e| Error::Io(format!("binding pages: {e}")))?,
-            None => push_bindings(&mut r_bindings, &bindings),
-        }
-        drop(bindings);
-        let refs = refs.into_iter().map(resolve_ref);
-        match r_clause_pieces.as_mut() {
-            Some(pieces) => {
-                let refs: Vec<resolve::Ref> = refs.collect();
-                for refs in refs.chunk_by(|a, b| a.file == b.file) {
-                    pieces
-                        .add(refs)
-                        .map_err(|e| Error::Io(format!("inheritance clauses: {e}")))?;
+            drop(bindings);
+            let refs = refs.into_iter().map(resolve_ref);
+            match r_clause_pieces.as_mut() {
+                Some(pieces) => {
+                    let refs: Vec<resolve::Ref> = refs.collect();
+                    for refs in refs.chunk_by(|a, b| a.file == b.file) {
+                        pieces
+                            .add(refs)
+                            .map_err(|e| Error::Io(format!("inheritance clauses: {e}")))?;
+                    }
                 }
+                None => r_refs.extend(refs),
             }
-            None => r_refs.extend(refs),
-        }
-        let imports = imports.into_iter().map(|i| resolve::Imp {
-            id: i.id,
-            file: i.file_id,
-            src: i.src_id,
-            source: i.source,
-            name: i.name,
-            alias: i.alias,
-            wildcard: i.wildcard,
-        });
-        match r_import_pieces.as_mut() {
-            Some(pieces) => {
-                let imports: Vec<resolve::Imp> = imports.collect();
-                for imports in imports.chunk_by(|a, b| a.file == b.file) {
-                    pieces
-                        .add(imports)
-                        .map_err(|e| Error::Io(format!("imports: {e}")))?;
+            let imports = imports.into_iter().map(|i| resolve::Imp {
+                id: i.id,
+                file: i.file_id,
+                src: i.src_id,
+                source: i.source,
+                name: i.name,
+                alias: i.alias,
+                wildcard: i.wildcard,
+            });
+            match r_import_pieces.as_mut() {
+                Some(pieces) => {
+                    let imports: Vec<resolve::Imp> = imports.collect();
+                    for imports in imports.chunk_by(|a, b| a.file == b.file) {
+                        pieces
+                            .add(imports)
+                            .map_err(|e| Error::Io(format!("imports: {e}")))?;
+                    }
                 }
+                None => r_imports.extend(imports),
             }
-            None => r_imports.extend(imports),
-        }
+            Ok(())
+        })?;
     }
     ref_ranges
         .sort()
