@@ -36,7 +36,14 @@ the index completed, its wall time against the stage's median without the limit,
 cgroup's own peak: the memory a machine must have, not what an unconstrained run happens to
 keep.
 
-Options: `--runs N`, `--stages s1,s2`, `--skip-download`, `--limit-mib N`. Writes
+`--edit` also measures the run that follows an edit: each stage indexed once (not measured),
+one file changed (`django/__init__.py`, in every stage: a function appended; the stage's hard
+link is replaced, never the corpus written through it, and put back after), then indexed again
+as a user's next `sextant index` would, reusing every other file version, while sampled as
+above. Its peak anonymous memory includes SQLite's page cache of a normal run (up to 64 MiB;
+a first index loads with 8 MiB).
+
+Options: `--runs N`, `--stages s1,s2`, `--skip-download`, `--limit-mib N`, `--edit`. Writes
 `bench/out/memory-scaling.json` (the figures, the machine, the commit, the binary's SHA-256)."""
 from __future__ import annotations
 
@@ -229,15 +236,20 @@ class Cgroup:
             pass
 
 
-def index_once(binary: Path, directory: Path, cgroup: Cgroup | None = None) -> dict:
-    home = tempfile.mkdtemp(prefix="sextant-scaling-")
+def index_once(binary: Path, directory: Path, cgroup: Cgroup | None = None,
+               home: str | None = None) -> dict:
+    """A full index in a fresh home; with `home`, a plain `sextant index` there (which reuses
+    what that home's index holds)."""
+    own_home = home is None
+    home = home or tempfile.mkdtemp(prefix="sextant-scaling-")
     try:
         # The pipeline's debug log says when the read phase is over and its memory given back
         # ("resolver inputs").
         env = dict(os.environ, SEXTANT_HOME=home, NO_COLOR="1",
                    SEXTANT_LOG="sextant_engine::pipeline=debug")
         started = time.monotonic()
-        p = subprocess.Popen([str(binary), "index", "--json", "--full", str(directory)],
+        full = ["--full"] if own_home else []
+        p = subprocess.Popen([str(binary), "index", "--json", *full, str(directory)],
                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              preexec_fn=cgroup.join if cgroup else None)
         peaks: dict = {}
@@ -282,8 +294,39 @@ def index_once(binary: Path, directory: Path, cgroup: Cgroup | None = None) -> d
             "peak_anon_mib": round(peaks.get("anon", 0), 1),
             "after_read_anon_mib": round(peaks.get("after_read", 0), 1),
             "phases": s.get("phases"),
+            "files_reused": s["files"].get("reused"),
         }
     finally:
+        if own_home:
+            shutil.rmtree(home, ignore_errors=True)
+
+
+# The file every stage has, changed by `--edit`.
+EDITED = Path("django-5.1.4") / "django" / "__init__.py"
+
+
+def index_after_edit(binary: Path, directory: Path) -> dict:
+    """Indexes `directory`, changes `EDITED` in it, and measures the index that follows."""
+    home = tempfile.mkdtemp(prefix="sextant-scaling-")
+    path = directory / EDITED
+    original = corpus("django", False) / "django" / "__init__.py"
+    side = path.with_name(path.name + ".sextant-edit")
+    try:
+        first = subprocess.run([str(binary), "index", "--json", str(directory)],
+                               env=dict(os.environ, SEXTANT_HOME=home),
+                               capture_output=True, text=True)
+        if first.returncode != 0:
+            raise SystemExit(f"index of {directory} failed: {first.stderr[-2000:]}")
+        # A new file in the link's place: the corpus the stage links to is never written.
+        side.write_bytes(original.read_bytes() + b"\n\ndef sextant_probe():\n    return setup()\n")
+        os.replace(side, path)
+        return index_once(binary, directory, home=home)
+    finally:
+        try:
+            os.link(original, side)
+        except OSError:
+            shutil.copy2(original, side)
+        os.replace(side, path)
         shutil.rmtree(home, ignore_errors=True)
 
 
@@ -304,6 +347,8 @@ def main() -> int:
     ap.add_argument("--binary", default=str(base.ROOT / "target" / "release" / "sextant"))
     ap.add_argument("--limit-mib", type=int, default=None,
                     help="also index each stage once inside a memory cgroup of this many MiB")
+    ap.add_argument("--edit", action="store_true",
+                    help="also measure the index that follows a one-file edit")
     args = ap.parse_args()
     stages = [s for s in args.stages.split(",") if s]
     for s in stages:
@@ -347,6 +392,13 @@ def main() -> int:
             else:
                 base.log(f"[{stage}] within {args.limit_mib} MiB: failed "
                          f"(exit {limited['returncode']}, OOM kills {limited['oom_kills']})")
+        edited = None
+        if args.edit:
+            edited = index_after_edit(copy, directory)
+            base.log(f"[{stage}] after an edit: {edited['wall_seconds']:.2f} s, "
+                     f"{edited['files_reused']} files reused, peak RSS "
+                     f"{edited['peak_rss_mib']:.0f} MiB, peak anonymous "
+                     f"{edited['peak_anon_mib']:.0f} MiB")
         results.append({
             "stage": stage,
             "parts": STAGES[stage],
@@ -362,6 +414,7 @@ def main() -> int:
             "after_read_anon_mib_median": round(med("after_read_anon_mib"), 1),
             "runs": runs,
             "limited": limited,
+            "after_edit": edited,
         })
     report = {
         "stages": results,
@@ -400,6 +453,15 @@ def main() -> int:
             else:
                 print(f"| {r['stage']} | no (exit {lim['returncode']}, "
                       f"{lim['oom_kills']} OOM kills) | | | | | {lim['cgroup_peak_mib']:.0f} |")
+        print()
+    if args.edit:
+        print("after a one-file edit:\n")
+        print("| stage | files reused | wall s | peak RSS MiB | peak anonymous MiB |")
+        print("|---|---:|---:|---:|---:|")
+        for r in results:
+            e = r["after_edit"]
+            print(f"| {r['stage']} | {e['files_reused']:,} | {e['wall_seconds']:.2f} | "
+                  f"{e['peak_rss_mib']:.0f} | {e['peak_anon_mib']:.0f} |")
         print()
     for key in ("peak_rss_mib_per_source_mb", "peak_anon_mib_per_source_mb",
                 "after_read_anon_mib_per_source_mb"):
