@@ -691,28 +691,12 @@ fn fill_facts(by_id: &mut FxHashMap<i64, LiveFile>, facts: sextant_store::Reused
     }
     for r in facts.refs {
         if let Some(f) = by_id.get_mut(&r.file_id) {
-            f.refs.push(resolve::Ref {
-                id: r.id,
-                file: r.file_id,
-                src: r.src_id,
-                kind: r.kind,
-                name: r.name,
-                receiver: r.receiver,
-                implementor: r.implementor,
-            });
+            f.refs.push(crate::pipeline::resolve_ref(r));
         }
     }
     for i in facts.imports {
         if let Some(f) = by_id.get_mut(&i.file_id) {
-            f.imports.push(resolve::Imp {
-                id: i.id,
-                file: i.file_id,
-                src: i.src_id,
-                source: i.source,
-                name: i.name,
-                alias: i.alias,
-                wildcard: i.wildcard,
-            });
+            f.imports.push(crate::pipeline::resolve_imp(i));
         }
     }
     for b in facts.bindings {

@@ -1136,33 +1136,15 @@ pub fn index(
             drop(bindings);
             let refs = refs.into_iter().map(resolve_ref);
             match r_clause_pieces.as_mut() {
-                Some(pieces) => {
-                    let refs: Vec<resolve::Ref> = refs.collect();
-                    for refs in refs.chunk_by(|a, b| a.file == b.file) {
-                        pieces
-                            .add(refs)
-                            .map_err(|e| Error::Io(format!("inheritance clauses: {e}")))?;
-                    }
-                }
+                Some(pieces) => by_file(refs.collect(), |r| r.file, |refs| pieces.add(refs))
+                    .map_err(|e| Error::Io(format!("inheritance clauses: {e}")))?,
                 None => r_refs.extend(refs),
             }
-            let imports = imports.into_iter().map(|i| resolve::Imp {
-                id: i.id,
-                file: i.file_id,
-                src: i.src_id,
-                source: i.source,
-                name: i.name,
-                alias: i.alias,
-                wildcard: i.wildcard,
-            });
+            let imports = imports.into_iter().map(resolve_imp);
             match r_import_pieces.as_mut() {
                 Some(pieces) => {
-                    let imports: Vec<resolve::Imp> = imports.collect();
-                    for imports in imports.chunk_by(|a, b| a.file == b.file) {
-                        pieces
-                            .add(imports)
-                            .map_err(|e| Error::Io(format!("imports: {e}")))?;
-                    }
+                    by_file(imports.collect(), |i| i.file, |imports| pieces.add(imports))
+                        .map_err(|e| Error::Io(format!("imports: {e}")))?
                 }
                 None => r_imports.extend(imports),
             }
@@ -2524,8 +2506,30 @@ fn write_rows(
     Ok(())
 }
 
+/// Hands `items` (in file order) to `add` a file's at a time.
+fn by_file<T, E>(
+    items: Vec<T>,
+    file: impl Fn(&T) -> i64,
+    add: impl FnMut(&[T]) -> std::result::Result<(), E>,
+) -> std::result::Result<(), E> {
+    items.chunk_by(|a, b| file(a) == file(b)).try_for_each(add)
+}
+
+/// A stored import as the resolver takes it.
+pub(crate) fn resolve_imp(i: sextant_store::ResolveImport) -> resolve::Imp {
+    resolve::Imp {
+        id: i.id,
+        file: i.file_id,
+        src: i.src_id,
+        source: i.source,
+        name: i.name,
+        alias: i.alias,
+        wildcard: i.wildcard,
+    }
+}
+
 /// A stored reference as the resolver takes it.
-fn resolve_ref(r: sextant_store::ResolveRef) -> resolve::Ref {
+pub(crate) fn resolve_ref(r: sextant_store::ResolveRef) -> resolve::Ref {
     resolve::Ref {
         id: r.id,
         file: r.file_id,
