@@ -4,10 +4,10 @@
 //! and id of the tree on the heap (~170 bytes a file of the repository, indexed or not, on a
 //! first index of a git repository and in a live index).
 
-use std::hash::Hasher;
 use std::path::Path;
 
 use crate::spill::Records;
+use crate::stored::path_key;
 
 /// A commit's files and their blob ids, looked up by path.
 #[derive(Default)]
@@ -15,13 +15,6 @@ pub(crate) struct TreeBlobs {
     /// `[hash of the path, the id's first 24 bytes as three words]`, sorted by the hash.
     records: Records<4>,
     len: usize,
-}
-
-fn path_key(path: &[u8]) -> u64 {
-    // SipHash with fixed keys: the same for a path on every call.
-    let mut h = std::hash::DefaultHasher::new();
-    h.write(path);
-    h.finish()
 }
 
 /// An id's (or a hex id's) bytes as three words, zero-padded; `None` for text that is not hex.

@@ -23,6 +23,7 @@ mod scip_merge;
 mod search;
 mod spill;
 mod stat_rows;
+mod stored;
 mod types;
 mod walked;
 mod warmup;

@@ -20,6 +20,7 @@ use sextant_vfs::{WalkConfig, read_source};
 use crate::blobs::TreeBlobs;
 use crate::home::DataDir;
 use crate::layout::{Layout, cargo_package_name};
+use crate::stored::{EdgeSets, StatCache, StoredVersions};
 use crate::types::IndexSummary;
 use crate::walked::WalkList;
 use crate::warmup::{Warmup, compile_threads};
@@ -436,7 +437,7 @@ pub fn index(
                 list.push(&f, language_number(f.path.as_str()).unwrap_or_default());
             })
         });
-        let stored = stored_state(&store, None, head_commit.as_deref());
+        let stored = stored_state(&store, &data.dir, None, head_commit.as_deref());
         let walk = walking
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -488,19 +489,18 @@ pub fn index(
 
     if pulled.is_some() {
         // The pulled generation's versions come first.
-        stored = stored_state(&store, pulled, head_commit.as_deref())?;
+        stored = stored_state(&store, &data.dir, pulled, head_commit.as_deref())?;
     }
     let StoredState {
         active,
         versions: stored_versions,
-        committed,
         stat_cache,
     } = stored;
     let uncommitted_of = |path: &str, hash: &str| -> bool {
         if !in_git {
             return false;
         }
-        if let Some(h) = committed.get(path) {
+        if let Some(h) = stored_versions.marked_hash(path) {
             return h != hash;
         }
         let blobs = head_blobs.get_or_init(|| {
@@ -511,15 +511,6 @@ pub fn index(
             .as_ref()
             .is_none_or(|b| b.is_empty() || !b.has(path, hash))
     };
-    // Versions for reuse by path. A pulled baseline's come first: its versions are preferred, so
-    // a clean tree matches it exactly and shares its resolution.
-    let mut previous: FxHashMap<String, Vec<sextant_store::FileInfo>> = FxHashMap::default();
-    if !options.full {
-        for f in stored_versions {
-            previous.entry(f.path.clone()).or_default().push(f);
-        }
-    }
-    mark("previous", &mut phases);
     // Read + extract in parallel; write in batches on this thread.
     let total = list.len() as u64;
     // Source bytes the writer has yet to receive (see `BATCH`).
@@ -664,7 +655,7 @@ pub fn index(
         let root = &root;
         let registry = &registry;
         let layout = &layout;
-        let previous = &previous;
+        let stored_versions = &stored_versions;
         let versions = &versions;
         let stat_cache = &stat_cache;
         let done = &done;
@@ -747,16 +738,18 @@ pub fn index(
                                 .clone();
                             // The module may depend on the declared package, known only after extraction.
                             let style = language.manifest.module;
-                            // A stored version of this content that can be reused as it is.
+                            // A stored version of this content that can be reused as it is. A
+                            // pulled baseline's versions come first: they are preferred, so a
+                            // clean tree matches it exactly and shares its resolution.
                             let reusable = |hash: &str| {
-                                previous
-                                    .get(path)
-                                    .and_then(|candidates| {
-                                        candidates.iter().find(|p| {
-                                            p.hash == hash
-                                                && p.language == language.id()
-                                                && Some(&p.extractor) == versions.get(language.id())
-                                        })
+                                let extractor = versions.get(language.id())?;
+                                stored_versions
+                                    .of(path)
+                                    .filter(|_| !options.full)
+                                    .find(|p| {
+                                        p.hash == hash
+                                            && p.language == language.id()
+                                            && p.extractor == extractor
                                     })
                                     .filter(|p| {
                                         style == sextant_lang::ModuleStyle::Declared
@@ -778,8 +771,8 @@ pub fn index(
                                 return Ok(Some(Extracted {
                                     path: path.to_string(),
                                     language,
-                                    module: p.module.clone(),
-                                    hash: hash.clone(),
+                                    module: p.module.to_string(),
+                                    hash: hash.to_string(),
                                     size: file.size,
                                     lossy: false,
                                     // Decided on the writer thread (`uncommitted_of`).
@@ -797,7 +790,7 @@ pub fn index(
                             if let Some(p) = reusable(&source.hash) {
                                 return Ok(Some(Extracted {
                                     path: path.to_string(),
-                                    module: p.module.clone(),
+                                    module: p.module.to_string(),
                                     language,
                                     hash: source.hash,
                                     size: source.size,
@@ -950,12 +943,11 @@ pub fn index(
         let unread: rustc_hash::FxHashSet<&str> =
             skipped_at_read.iter().map(|(p, ..)| p.as_str()).collect();
         stat_cache
-            .keys()
+            .paths()
             .filter(|p| {
-                !language_number(p).is_some_and(|l| list.contains(p, l))
-                    || unread.contains(p.as_str())
+                !language_number(p).is_some_and(|l| list.contains(p, l)) || unread.contains(p)
             })
-            .cloned()
+            .map(str::to_string)
             .collect()
     };
     // Of the walk, only the skipped files are still needed (for the summary): the list of
@@ -988,7 +980,7 @@ pub fn index(
         && options.scip.is_none()
         && !options.full
         && let Some((base, sets, stats, base_dirty)) =
-            same_generation(builder.store(), &reused, &context)?
+            same_generation(builder.store(), &data.dir, &reused, &context)?
     {
         mark("same", &mut phases);
         if !base_dirty && summary.files_uncommitted == 0 {
@@ -999,7 +991,7 @@ pub fn index(
             let files: Vec<GenFile> = reused
                 .iter()
                 .map(|&(file, uncommitted)| {
-                    let (set, hash) = sets.get(&file).copied().unzip();
+                    let (set, hash) = sets.get(file).unzip();
                     GenFile {
                         file,
                         uncommitted,
@@ -1079,17 +1071,16 @@ pub fn index(
     }
     if !reused.is_empty() {
         let reused_ids: rustc_hash::FxHashSet<i64> = reused.iter().map(|(id, _)| *id).collect();
-        for f in previous
-            .values()
-            .flatten()
+        for f in stored_versions
+            .iter()
             .filter(|f| reused_ids.contains(&f.id))
         {
-            if let Some(language) = registry.get(&f.language) {
+            if let Some(language) = registry.get(f.language) {
                 let file = resolve::FileRef {
                     id: f.id,
-                    node: f.node_id,
-                    path: &f.path,
-                    module: &f.module,
+                    node: f.node,
+                    path: f.path,
+                    module: f.module,
                     lang: rule_for(language),
                 };
                 push_file(&mut r_files, r_file_spill.as_mut(), file)
@@ -1183,15 +1174,12 @@ pub fn index(
     let all_files: Vec<i64> = r_files.iter().map(|f| f.id).collect();
     // A file whose edges come out exactly as in the active generation shares that edge set:
     // only the sets that changed are written (a commit touching ten files writes ten sets).
-    let previous_sets: FxHashMap<i64, (i64, Option<i64>)> = if active != 0 && !options.full {
-        builder
-            .store()
-            .generation_set_hashes(active)?
-            .into_iter()
-            .map(|(f, s, h)| (f, (s, h)))
-            .collect()
+    let previous_sets = if active != 0 && !options.full {
+        EdgeSets::collect(&data.dir, |each| {
+            builder.store().each_set_hash(active, each)
+        })?
     } else {
-        FxHashMap::default()
+        EdgeSets::default()
     };
     let mut sets = SetRecord::new(&previous_sets);
     let rules = book.rules;
@@ -1501,18 +1489,18 @@ pub fn index(
 /// What a run needs from the store before reading files.
 struct StoredState {
     active: i64,
-    /// Every file version of the published generations, each once: a pulled generation's first,
-    /// then the active one's, then the others' (newest first).
-    versions: Vec<sextant_store::FileInfo>,
-    /// Path -> blob id of the newest clean published generation of HEAD's commit, if any: HEAD's
-    /// blob ids of those paths.
-    committed: FxHashMap<String, String>,
+    /// Every file version of the published generations, each once, by path: a pulled
+    /// generation's preferred, then the active one's, then the others' (newest first). Marked:
+    /// those of the newest clean published generation of HEAD's commit, if any (their blob ids
+    /// are HEAD's).
+    versions: StoredVersions,
     /// The stat cache: path -> (stat when hashed, blob id, clock of the run that hashed it).
-    stat_cache: FxHashMap<String, (sextant_vfs::FileStat, String, i64)>,
+    stat_cache: StatCache,
 }
 
 fn stored_state(
     store: &Store,
+    dir: &Path,
     pulled: Option<i64>,
     head_commit: Option<&str>,
 ) -> Result<StoredState> {
@@ -1535,40 +1523,13 @@ fn stored_state(
         .map(|g| g.id)
         .collect();
     generations.extend(rest);
-    let (versions, members) = store.files_of_generations(&generations)?;
-    let committed: FxHashMap<String, String> = match head_baseline {
-        Some(b) => {
-            let ids: rustc_hash::FxHashSet<i64> = members
-                .iter()
-                .filter(|(g, _)| *g == b)
-                .map(|(_, f)| *f)
-                .collect();
-            versions
-                .iter()
-                .filter(|f| ids.contains(&f.id))
-                .map(|f| (f.path.clone(), f.hash.clone()))
-                .collect()
-        }
-        None => FxHashMap::default(),
-    };
-    let stat_cache = store
-        .stat_cache()?
-        .into_iter()
-        .map(|r| {
-            let stat = sextant_vfs::FileStat {
-                size: r.size,
-                mtime_ns: r.mtime_ns,
-                ctime_ns: r.ctime_ns,
-                ino: r.ino,
-                dev: r.dev,
-            };
-            (r.path, (stat, r.hash, r.verified_ns))
-        })
-        .collect();
+    let versions = StoredVersions::collect(dir, |each| {
+        store.each_version_of_generations(&generations, head_baseline, each)
+    })?;
+    let stat_cache = StatCache::collect(dir, |each| store.each_stat_row(each))?;
     Ok(StoredState {
         active,
         versions,
-        committed,
         stat_cache,
     })
 }
@@ -2428,12 +2389,12 @@ fn ref_batches(files: &[i64], ranges: &FileRanges) -> Vec<std::ops::Range<usize>
 /// generation's set when the file's rows came out identical (shared: nothing is written).
 /// Recorded as each batch's rows are written, not kept for the end (32 bytes a file).
 struct SetRecord<'p> {
-    previous: &'p FxHashMap<i64, (i64, Option<i64>)>,
+    previous: &'p EdgeSets,
     shared: u64,
 }
 
 impl<'p> SetRecord<'p> {
-    fn new(previous: &'p FxHashMap<i64, (i64, Option<i64>)>) -> Self {
+    fn new(previous: &'p EdgeSets) -> Self {
         SetRecord {
             previous,
             shared: 0,
@@ -2473,8 +2434,8 @@ fn write_rows(
     let mut shared: rustc_hash::FxHashSet<i64> = rustc_hash::FxHashSet::default();
     let mut record: Vec<(i64, i64, Option<i64>)> = Vec::with_capacity(files.len());
     for (&file, &hash) in files.iter().zip(&hashes) {
-        match sets.previous.get(&file) {
-            Some(&(set, Some(h))) if h == hash => {
+        match sets.previous.get(file) {
+            Some((set, Some(h))) if h == hash => {
                 record.push((file, set, Some(hash)));
                 shared.insert(file);
             }
@@ -2657,15 +2618,11 @@ pub(crate) fn resolution_context(
 
 /// A published generation with exactly `files` (file version ids) and the same resolution
 /// context: (its id, each file's edge set, its stored summary, whether it has uncommitted files).
-type SameGeneration = (
-    i64,
-    FxHashMap<i64, (i64, Option<i64>)>,
-    serde_json::Value,
-    bool,
-);
+type SameGeneration = (i64, EdgeSets, serde_json::Value, bool);
 
 fn same_generation(
     store: &Store,
+    dir: &Path,
     files: &[(i64, bool)],
     context: &str,
 ) -> Result<Option<SameGeneration>> {
@@ -2685,11 +2642,10 @@ fn same_generation(
         if stats.get("context").and_then(|c| c.as_str()) != Some(context) {
             continue;
         }
-        let sets = store.generation_set_hashes(g.id)?;
-        if sets.len() != wanted.len() || sets.iter().map(|(f, ..)| *f).ne(wanted.iter().copied()) {
+        let sets = EdgeSets::collect(dir, |each| store.each_set_hash(g.id, each))?;
+        if sets.files().len() != wanted.len() || sets.files().ne(wanted.iter().copied()) {
             continue;
         }
-        let sets = sets.into_iter().map(|(f, s, h)| (f, (s, h))).collect();
         return Ok(Some((g.id, sets, stats, g.dirty)));
     }
     Ok(None)

@@ -677,6 +677,80 @@ impl<const N: usize> Records<N> {
     }
 }
 
+/// Text written to a temporary file as it is made, then mapped (on the heap when no temporary
+/// file could be made): the strings that [`Records`] point into.
+pub(crate) struct Text {
+    state: TextState,
+    /// Bytes written.
+    len: u64,
+}
+
+enum TextState {
+    Out(Box<dyn resolve::TableOut>),
+    Mapped(Box<dyn resolve::MappedTable>),
+    Heap(String),
+}
+
+impl Text {
+    /// Text written to a temporary file in `dir`.
+    pub(crate) fn in_dir(dir: &Path) -> std::io::Result<Text> {
+        Ok(Text {
+            state: TextState::Out(crate::mapped::table_out(dir)?),
+            len: 0,
+        })
+    }
+
+    /// Text on the heap.
+    pub(crate) fn heap() -> Text {
+        Text {
+            state: TextState::Heap(String::new()),
+            len: 0,
+        }
+    }
+
+    /// Appends `s`; returns where it starts.
+    pub(crate) fn push(&mut self, s: &str) -> std::io::Result<u64> {
+        match &mut self.state {
+            TextState::Out(out) => out.text().write_all(s.as_bytes())?,
+            TextState::Heap(h) => h.push_str(s),
+            TextState::Mapped(_) => {
+                return Err(std::io::Error::other("text added once mapped"));
+            }
+        }
+        let at = self.len;
+        self.len += s.len() as u64;
+        Ok(at)
+    }
+
+    /// Maps the text written to a file ([`Text::str`] then holds it all).
+    pub(crate) fn finish(&mut self) -> std::io::Result<()> {
+        if let TextState::Out(_) = self.state {
+            let TextState::Out(out) =
+                std::mem::replace(&mut self.state, TextState::Heap(String::new()))
+            else {
+                unreachable!("matched above")
+            };
+            self.state = TextState::Mapped(out.finish()?);
+        }
+        Ok(())
+    }
+
+    /// The text (once finished; before, what is on the heap).
+    pub(crate) fn str(&self) -> &str {
+        match &self.state {
+            TextState::Mapped(m) => m.text(),
+            TextState::Heap(s) => s,
+            TextState::Out(_) => "",
+        }
+    }
+
+    /// `len` bytes at `at` (empty when that is not text of it).
+    pub(crate) fn get(&self, at: u64, len: u64) -> &str {
+        let at = at as usize;
+        self.str().get(at..at + len as usize).unwrap_or_default()
+    }
+}
+
 /// The files each file's import table reaches directly, as the resolver hands them out
 /// (`resolve::ReachOut`): a record (file, offset, length) a file with imports and the reached
 /// files' ids, each in a temporary file, mapped once import resolution ends, instead of a map

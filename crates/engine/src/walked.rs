@@ -10,7 +10,7 @@ use std::path::Path;
 
 use sextant_vfs::{FileStat, WalkedFile};
 
-use crate::spill::Records;
+use crate::spill::{Records, Text};
 
 /// A file of the list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,24 +23,6 @@ pub(crate) struct Listed<'a> {
     pub(crate) language: u32,
 }
 
-/// The paths' text: written to a temporary file, then mapped (on the heap when no temporary
-/// file could be made).
-enum Text {
-    Out(Box<dyn sextant_resolve::TableOut>),
-    Mapped(Box<dyn sextant_resolve::MappedTable>),
-    Heap(String),
-}
-
-impl Text {
-    fn str(&self) -> &str {
-        match self {
-            Text::Mapped(m) => m.text(),
-            Text::Heap(s) => s,
-            Text::Out(_) => "",
-        }
-    }
-}
-
 /// The record's words: the path's offset, its length (low half) with the language and a flag
 /// for a stat (high half: `language << 1 | has stat`), the size, the stat's five fields.
 const WORDS: usize = 8;
@@ -49,8 +31,6 @@ const WORDS: usize = 8;
 pub(crate) struct WalkList {
     records: Records<WORDS>,
     text: Text,
-    /// Bytes of path text written.
-    text_len: u64,
     /// Files by language number.
     counts: Vec<usize>,
     bytes: u64,
@@ -63,17 +43,16 @@ pub(crate) struct WalkList {
 impl WalkList {
     /// A list in temporary files in `dir`, or on the heap when none can be made there.
     pub(crate) fn in_dir(dir: &Path) -> WalkList {
-        let (records, text) = match (Records::in_dir(dir), crate::mapped::table_out(dir)) {
-            (Ok(records), Ok(text)) => (records, Text::Out(text)),
+        let (records, text) = match (Records::in_dir(dir), Text::in_dir(dir)) {
+            (Ok(records), Ok(text)) => (records, text),
             (Err(e), _) | (_, Err(e)) => {
                 tracing::warn!("the walk's files kept in memory ({}: {e})", dir.display());
-                (Records::default(), Text::Heap(String::new()))
+                (Records::default(), Text::heap())
             }
         };
         WalkList {
             records,
             text,
-            text_len: 0,
             counts: Vec::new(),
             bytes: 0,
             failed: None,
@@ -87,15 +66,6 @@ impl WalkList {
             return;
         }
         let path = file.path.as_str();
-        let at = self.text_len;
-        let written = match &mut self.text {
-            Text::Out(out) => out.text().write_all(path.as_bytes()),
-            Text::Heap(s) => {
-                s.push_str(path);
-                Ok(())
-            }
-            Text::Mapped(_) => Err(std::io::Error::other("the walk's list is finished")),
-        };
         let stat = file.stat.unwrap_or(FileStat {
             size: 0,
             mtime_ns: 0,
@@ -105,19 +75,24 @@ impl WalkList {
         });
         // The language and whether there is a stat ride in the second word's high half.
         let flags = (u64::from(language) << 33) | (u64::from(file.stat.is_some()) << 32);
-        let record = [
-            at,
-            path.len() as u64 | flags,
-            file.size,
-            stat.size,
-            stat.mtime_ns as u64,
-            stat.ctime_ns as u64,
-            stat.ino,
-            stat.dev,
-        ];
-        match written.and_then(|()| self.records.push(record)) {
+        let record = |at: u64| {
+            [
+                at,
+                path.len() as u64 | flags,
+                file.size,
+                stat.size,
+                stat.mtime_ns as u64,
+                stat.ctime_ns as u64,
+                stat.ino,
+                stat.dev,
+            ]
+        };
+        match self
+            .text
+            .push(path)
+            .and_then(|at| self.records.push(record(at)))
+        {
             Ok(()) => {
-                self.text_len += path.len() as u64;
                 let i = language as usize;
                 if self.counts.len() <= i {
                     self.counts.resize(i + 1, 0);
@@ -136,13 +111,7 @@ impl WalkList {
         if let Some(e) = self.failed.take() {
             return Err(e);
         }
-        if let Text::Out(_) = self.text {
-            let Text::Out(out) = std::mem::replace(&mut self.text, Text::Heap(String::new()))
-            else {
-                unreachable!("matched above")
-            };
-            self.text = Text::Mapped(out.finish()?);
-        }
+        self.text.finish()?;
         let counts = &self.counts;
         let id = |l: u32| language_ids.get(l as usize).copied().unwrap_or_default();
         let key = |r: &[u64; WORDS]| {

@@ -31,7 +31,7 @@ pub use live::{StoredEdge, StoredUnresolved};
 pub use pins::{Pin, PinRow};
 pub use read::{
     EdgeDump, EdgeHit, FileInfo, GenerationInfo, Histogram, ImportBrief, NodeBrief, NodeRow,
-    RefBrief, RefEdge, RefSite, SearchFilters, SkippedRow,
+    RefBrief, RefEdge, RefSite, SearchFilters, SkippedRow, StoredVersion,
 };
 pub use rows::{
     BindingRow, EdgeRow, FileVersionRow, ImportRow, NewNode, RefRow, ResolveImport, ResolveNode,

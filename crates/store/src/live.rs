@@ -42,16 +42,33 @@ impl Store {
 
     /// `(file version, edge set, content fingerprint)` of every file of a generation.
     pub fn generation_set_hashes(&self, generation: i64) -> Result<Vec<(i64, i64, Option<i64>)>> {
-        self.conn
-            .prepare(
+        let mut rows = Vec::new();
+        self.each_set_hash(generation, |f, s, h| rows.push((f, s, h)))?;
+        Ok(rows)
+    }
+
+    /// Hands `each` the `(file version, edge set, content fingerprint)` of every file of a
+    /// generation, one at a time, by file version.
+    pub fn each_set_hash(
+        &self,
+        generation: i64,
+        mut each: impl FnMut(i64, i64, Option<i64>),
+    ) -> Result<()> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
                 "SELECT file_id, edge_set, set_hash FROM gen_files WHERE generation = ?1
                  ORDER BY file_id",
             )
-            .and_then(|mut s| {
-                s.query_map([generation], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-                    .collect()
-            })
-            .map_err(|e| self.err(e))
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([generation], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .map_err(|e| self.err(e))?;
+        for row in rows {
+            let (f, s, h) = row.map_err(|e| self.err(e))?;
+            each(f, s, h);
+        }
+        Ok(())
     }
 
     /// Every edge and unresolved reference of a generation, each with its file version.

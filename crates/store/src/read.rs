@@ -20,8 +20,21 @@ pub struct GenerationInfo {
     pub stats: Option<String>,
 }
 
-/// [`Store::files_of_generations`]: distinct file versions, and `(generation, file version)`.
-pub type VersionsOfGenerations = (Vec<FileInfo>, Vec<(i64, i64)>);
+/// A file version of some generations, as [`Store::each_version_of_generations`] hands it out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoredVersion<'a> {
+    pub id: i64,
+    pub path: &'a str,
+    pub hash: &'a str,
+    pub language: &'a str,
+    pub module: &'a str,
+    pub extractor: &'a str,
+    pub node_id: i64,
+    /// The position, in the generations given, of the first that holds the version.
+    pub rank: usize,
+    /// Does the generation asked about (`marked`) hold it?
+    pub marked: bool,
+}
 
 /// A file of a generation.
 #[derive(Debug, Clone)]
@@ -273,70 +286,68 @@ impl Store {
         Ok(rows)
     }
 
-    /// The distinct file versions of `generations`, each once, in the order of the first
-    /// generation (in the order given) that holds it, then by id (`uncommitted` is false: it
-    /// belongs to a generation, not a version); and which generations hold each version, as
-    /// `(generation, file version)`. Cheaper than [`Store::files`] per generation when the
-    /// generations share most versions.
-    pub fn files_of_generations(&self, generations: &[i64]) -> Result<VersionsOfGenerations> {
-        let mut first: std::collections::HashMap<i64, usize> = std::collections::HashMap::new();
-        let mut members: Vec<(i64, i64)> = Vec::new();
-        {
-            let mut stmt = self
-                .conn
-                .prepare_cached("SELECT file_id FROM gen_files WHERE generation = ?1")
-                .map_err(|e| self.err(e))?;
-            for (rank, &g) in generations.iter().enumerate() {
-                let ids = stmt
-                    .query_map([g], |r| r.get::<_, i64>(0))
-                    .and_then(|rows| rows.collect::<rusqlite::Result<Vec<i64>>>())
-                    .map_err(|e| self.err(e))?;
-                for id in ids {
-                    first.entry(id).or_insert(rank);
-                    members.push((g, id));
-                }
-            }
+    /// Hands `each` the distinct file versions of `generations`, each once, in no particular
+    /// order, with the position of the first generation (in the order given) that holds it and
+    /// whether `marked` holds it. One pass over the versions with nothing gathered: a run's
+    /// memory does not grow with the number of stored versions.
+    pub fn each_version_of_generations(
+        &self,
+        generations: &[i64],
+        marked: Option<i64>,
+        mut each: impl FnMut(StoredVersion<'_>),
+    ) -> Result<()> {
+        if generations.is_empty() {
+            return Ok(());
         }
-        if first.is_empty() {
-            return Ok((Vec::new(), members));
-        }
+        // Ids of the store's own generations, written into the statement.
         let list = generations
             .iter()
             .map(i64::to_string)
             .collect::<Vec<_>>()
             .join(",");
-        let mut rows: Vec<(usize, FileInfo)> = self
-            .conn
-            .prepare(&format!(
-                "SELECT f.id, f.path, f.hash, f.language, f.module, f.extractor, f.size, f.lines,
-                        f.node_id, f.diagnostics
-                 FROM file_versions f
-                 WHERE f.id IN (SELECT file_id FROM gen_files WHERE generation IN ({list}))"
-            ))
-            .and_then(|mut s| {
-                s.query_map([], |r| {
-                    Ok(FileInfo {
-                        id: r.get(0)?,
-                        path: r.get(1)?,
-                        hash: r.get(2)?,
-                        language: r.get(3)?,
-                        module: r.get(4)?,
-                        extractor: r.get(5)?,
-                        size: r.get::<_, i64>(6)? as u64,
-                        lines: r.get(7)?,
-                        node_id: r.get(8)?,
-                        uncommitted: false,
-                        diagnostics: r.get(9)?,
-                    })
-                })?
-                .collect::<rusqlite::Result<Vec<FileInfo>>>()
-            })
-            .map_err(|e| self.err(e))?
-            .into_iter()
-            .map(|f| (first.get(&f.id).copied().unwrap_or(usize::MAX), f))
-            .collect();
-        rows.sort_unstable_by_key(|(rank, f)| (*rank, f.id));
-        Ok((rows.into_iter().map(|(_, f)| f).collect(), members))
+        let rank = generations
+            .iter()
+            .enumerate()
+            .map(|(i, g)| format!(" WHEN {g} THEN {i}"))
+            .collect::<String>();
+        // Grouped by the index on `gen_files(file_id)`, which SQLite walks in order: no
+        // temporary table of the versions.
+        let sql = format!(
+            "SELECT f.id, f.path, f.hash, f.language, f.module, f.extractor, f.node_id,
+                    MIN(CASE g.generation{rank} END), MAX(g.generation = ?1)
+             FROM gen_files g JOIN file_versions f ON f.id = g.file_id
+             WHERE g.generation IN ({list})
+             GROUP BY g.file_id"
+        );
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| self.err(e))?;
+        let mut rows = stmt.query([marked.unwrap_or(0)]).map_err(|e| self.err(e))?;
+        while let Some(r) = rows.next().map_err(|e| self.err(e))? {
+            let str_at = |i: usize| -> rusqlite::Result<&str> {
+                r.get_ref(i)?.as_str().map_err(|e| {
+                    rusqlite::Error::FromSqlConversionFailure(
+                        i,
+                        rusqlite::types::Type::Text,
+                        e.into(),
+                    )
+                })
+            };
+            let version = (|| {
+                Ok::<_, rusqlite::Error>(StoredVersion {
+                    id: r.get(0)?,
+                    path: str_at(1)?,
+                    hash: str_at(2)?,
+                    language: str_at(3)?,
+                    module: str_at(4)?,
+                    extractor: str_at(5)?,
+                    node_id: r.get(6)?,
+                    rank: r.get::<_, i64>(7)? as usize,
+                    marked: marked.is_some() && r.get::<_, bool>(8)?,
+                })
+            })()
+            .map_err(|e| self.err(e))?;
+            each(version);
+        }
+        Ok(())
     }
 
     /// The file of a generation at a path.

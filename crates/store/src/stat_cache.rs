@@ -38,31 +38,42 @@ impl Store {
     /// Every stat cache row (empty when the table does not exist, e.g. read-only before any
     /// read-write open created it).
     pub fn stat_cache(&self) -> Result<Vec<StatRow>> {
+        let mut rows = Vec::new();
+        self.each_stat_row(|r| rows.push(r))?;
+        Ok(rows)
+    }
+
+    /// Hands `each` every stat cache row, one at a time, in no particular order.
+    pub fn each_stat_row(&self, mut each: impl FnMut(StatRow)) -> Result<()> {
         let exists =
             crate::pins::table_exists(&self.conn, "stat_cache").map_err(|e| self.err(e))?;
         if !exists {
-            return Ok(Vec::new());
+            return Ok(());
         }
-        self.conn
+        let mut stmt = self
+            .conn
             .prepare(
                 "SELECT path, size, mtime_ns, ctime_ns, ino, dev, hash, verified_ns FROM stat_cache",
             )
-            .and_then(|mut s| {
-                s.query_map([], |r| {
-                    Ok(StatRow {
-                        path: r.get(0)?,
-                        size: r.get::<_, i64>(1)? as u64,
-                        mtime_ns: r.get(2)?,
-                        ctime_ns: r.get(3)?,
-                        ino: r.get::<_, i64>(4)? as u64,
-                        dev: r.get::<_, i64>(5)? as u64,
-                        hash: r.get(6)?,
-                        verified_ns: r.get(7)?,
-                    })
-                })?
-                .collect()
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(StatRow {
+                    path: r.get(0)?,
+                    size: r.get::<_, i64>(1)? as u64,
+                    mtime_ns: r.get(2)?,
+                    ctime_ns: r.get(3)?,
+                    ino: r.get::<_, i64>(4)? as u64,
+                    dev: r.get::<_, i64>(5)? as u64,
+                    hash: r.get(6)?,
+                    verified_ns: r.get(7)?,
+                })
             })
-            .map_err(|e| self.err(e))
+            .map_err(|e| self.err(e))?;
+        for row in rows {
+            each(row.map_err(|e| self.err(e))?);
+        }
+        Ok(())
     }
 
     /// Records the files hashed by a run (`upsert`) and forgets paths no longer indexed

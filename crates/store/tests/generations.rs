@@ -476,3 +476,51 @@ fn a_failed_append_and_an_abandoned_one_leave_nothing_behind() {
     );
     assert_eq!(reader.nodes_by_name(g2, "caller", 5).unwrap().len(), 1);
 }
+
+/// The versions of several generations come once each, with the first generation (in the order
+/// asked) holding them and whether the marked one does; none for no generations.
+#[test]
+fn each_version_of_generations_comes_once_with_its_first_generation() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("index.db")).unwrap();
+    let g1 = build(&mut store, "h1", true);
+    let v1 = store.files(g1).unwrap()[0].id;
+    // g2 holds g1's version and nothing else.
+    let mut b = store
+        .begin_generation(Some("abd"), Some("main"), false)
+        .unwrap();
+    b.reuse_files(&[(v1, false)]).unwrap();
+    let g2 = b.publish("{}").unwrap();
+    let g3 = build(&mut store, "h3", true);
+    let v3 = store.files(g3).unwrap()[0].id;
+    let seen = |generations: &[i64], marked: Option<i64>| {
+        let mut seen = Vec::new();
+        store
+            .each_version_of_generations(generations, marked, |v| {
+                seen.push((
+                    v.id,
+                    v.path.to_string(),
+                    v.hash.to_string(),
+                    v.rank,
+                    v.marked,
+                ));
+                assert_eq!((v.language, v.module, v.extractor), ("python", "m", "x"));
+            })
+            .unwrap();
+        seen.sort();
+        seen
+    };
+    let m = |id: i64, hash: &str, rank: usize, marked: bool| {
+        (id, "m.py".to_string(), hash.to_string(), rank, marked)
+    };
+    assert_eq!(
+        seen(&[g3, g2, g1], Some(g1)),
+        [m(v1, "h1", 1, true), m(v3, "h3", 0, false)]
+    );
+    assert_eq!(
+        seen(&[g1, g3], Some(g3)),
+        [m(v1, "h1", 0, false), m(v3, "h3", 1, true)]
+    );
+    assert_eq!(seen(&[g2], None), [m(v1, "h1", 0, false)]);
+    assert!(seen(&[], Some(g1)).is_empty());
+}
