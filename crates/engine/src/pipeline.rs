@@ -1973,6 +1973,18 @@ fn prepare_resolver(
                             reach_error = Some(format!("import reach: {e}"));
                         }
                     };
+                    // The earlier passes' tables in temporary files too (on the heap when
+                    // none can be made).
+                    let pass_error = Arc::new(std::sync::Mutex::new(None));
+                    let mut passes = || -> Option<Box<dyn resolve::PassTables>> {
+                        let dir = head_dir?;
+                        crate::spill::PassSpill::new(dir, pass_error.clone())
+                            .inspect_err(|e| {
+                                tracing::warn!("import tables of a pass kept in memory: {e}")
+                            })
+                            .ok()
+                            .map(|s| Box::new(s) as Box<dyn resolve::PassTables>)
+                    };
                     let paged = resolver.resolve_imports_paged(
                         &imports,
                         &mut |e| head.edge(e, &node_file),
@@ -1984,8 +1996,10 @@ fn prepare_resolver(
                             }
                         },
                         handing.then_some(&mut put_reach as resolve::ReachOut<'_>),
+                        Some(&mut passes),
                     );
-                    table_error = table_error.or(reach_error);
+                    let pass_error = pass_error.lock().unwrap_or_else(|e| e.into_inner()).take();
+                    table_error = table_error.or(reach_error).or(pass_error);
                     if paged {
                         match spill.finish() {
                             Ok(source) => resolver.with_import_tables_from(source),

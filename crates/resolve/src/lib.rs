@@ -32,9 +32,11 @@ pub use input::{
 };
 pub use lists::{MappedWords, WordsOut};
 pub use modules::normalize;
-pub use pages::{BindingSource, ImportTableSource, paged};
+pub use pages::{BindingSource, ImportTableSource, PassTables, paged};
 pub use patch::{Matching, PatchError, Replaced, match_symbols};
-pub use resolver::{Freeze, ImportSource, MAX_CANDIDATES, ReachOut, ReachSource, Resolver, push};
+pub use resolver::{
+    Freeze, ImportSource, MAX_CANDIDATES, PassTablesOut, ReachOut, ReachSource, Resolver, push,
+};
 pub use symbols::{
     MappedLayout, MappedTable, ROW_BYTES, SymRef, Symbols, TableOut, TablesOut, encode_piece,
 };

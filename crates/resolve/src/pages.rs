@@ -219,10 +219,23 @@ pub(crate) struct HeldTables {
     at: FxHashMap<i64, (usize, usize)>,
 }
 
-impl HeldTables {
-    pub(crate) fn put(&mut self, file: i64, table: &[u8]) {
+/// Where a pass of import resolution before the last keeps the tables it makes (as bytes,
+/// [`encode_tables`]) for the next pass to read back: on the heap ([`HeldTables`]), or where
+/// the caller keeps them, a temporary file say (`Resolver::resolve_imports_paged`).
+pub trait PassTables {
+    fn put(&mut self, file: i64, table: &[u8]);
+    /// The tables put, for the next pass.
+    fn finish(self: Box<Self>) -> Box<dyn ImportTableSource>;
+}
+
+impl PassTables for HeldTables {
+    fn put(&mut self, file: i64, table: &[u8]) {
         self.at.insert(file, (self.bytes.len(), table.len()));
         self.bytes.extend_from_slice(table);
+    }
+
+    fn finish(self: Box<Self>) -> Box<dyn ImportTableSource> {
+        self
     }
 }
 
@@ -727,6 +740,7 @@ mod tests {
             &mut |e| edges.push(e),
             &mut |f, b| assert!(bytes.insert(f, b.to_vec()).is_none(), "one table per file"),
             None,
+            None,
         );
         assert!(handed_out);
         assert_eq!(edges, expected_edges);
@@ -748,6 +762,7 @@ mod tests {
             &mut |_| {},
             &mut |_, _| {},
             Some(&mut |f, r| reach.push((f, r.to_vec()))),
+            None,
         ));
         assert!(!reach.is_empty());
         assert!(handed.imported(2).is_none(), "not given back yet");
@@ -813,6 +828,7 @@ mod tests {
             &mut |_| {},
             &mut |_, _| panic!("a patchable resolver keeps its tables"),
             Some(&mut |_, _| panic!("and its reach")),
+            Some(&mut || panic!("and its earlier passes' tables")),
         );
         assert!(!handed_out);
         assert_eq!(targets(patchable.resolve(&call)), expected);
@@ -867,6 +883,62 @@ mod tests {
                 in_memory.file_bindings(f).map(|t| encode_tables(&t)),
                 "file {f}"
             );
+        }
+
+        // Its earlier passes' tables kept where the caller says: the same edges and tables.
+        let (files, symbols, rules, imports) = chain();
+        let mut kept = Resolver::new(files, symbols, rules).with_binding_pages(Box::new(Source {
+            binds: Vec::new(),
+            loads: Arc::new(AtomicUsize::new(0)),
+        }));
+        let put = Arc::new(AtomicUsize::new(0));
+        let mut passes = 0;
+        let (mut edges, mut last) = (Vec::new(), FxHashMap::default());
+        assert!(kept.resolve_imports_paged(
+            &imports.as_slice(),
+            &mut |e| edges.push(e),
+            &mut |f, b| {
+                last.insert(f, b.to_vec());
+            },
+            None,
+            Some(&mut || {
+                passes += 1;
+                Some(Box::new(Kept {
+                    tables: FxHashMap::default(),
+                    put: put.clone(),
+                }))
+            }),
+        ));
+        assert_eq!(edges, expected);
+        assert_eq!(passes, crate::resolver::IMPORT_PASSES - 1);
+        assert_eq!(
+            put.load(Ordering::Relaxed),
+            3 * passes,
+            "b, c and d.py each pass"
+        );
+        for f in 2..=4 {
+            assert_eq!(
+                last.get(&f).cloned(),
+                in_memory.file_bindings(f).map(|t| encode_tables(&t)),
+                "file {f}"
+            );
+        }
+    }
+
+    /// Tables put by a pass, in a map, counted.
+    struct Kept {
+        tables: FxHashMap<i64, Vec<u8>>,
+        put: Arc<AtomicUsize>,
+    }
+
+    impl PassTables for Kept {
+        fn put(&mut self, file: i64, table: &[u8]) {
+            self.put.fetch_add(1, Ordering::Relaxed);
+            self.tables.insert(file, table.to_vec());
+        }
+
+        fn finish(self: Box<Self>) -> Box<dyn ImportTableSource> {
+            Box::new(Tables(self.tables))
         }
     }
 

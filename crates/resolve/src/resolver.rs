@@ -19,7 +19,7 @@ pub const MAX_CANDIDATES: usize = 8;
 const MAX_REEXPORT_DEPTH: u32 = 4;
 
 /// Import resolution passes: re-exports are followed through this many modules.
-const IMPORT_PASSES: usize = 3;
+pub(crate) const IMPORT_PASSES: usize = 3;
 
 /// A generation's imports, handed over a file at a time in resolution order (each file's in id
 /// order): from memory, or from wherever the caller keeps them (this crate does no I/O).
@@ -50,6 +50,10 @@ type TableOut<'a> = &'a mut dyn FnMut(i64, &[u8]);
 /// Where the files a file's import table reaches directly go, sorted
 /// ([`Resolver::resolve_imports_paged`]).
 pub type ReachOut<'a> = &'a mut dyn FnMut(i64, &[i64]);
+
+/// Makes where each pass of import resolution before the last keeps its tables
+/// ([`Resolver::resolve_imports_paged`]); `None`: on the heap.
+pub type PassTablesOut<'a> = &'a mut dyn FnMut() -> Option<Box<dyn crate::pages::PassTables>>;
 
 /// The files each file's import table reaches directly, as handed out through a [`ReachOut`]
 /// and kept by the caller (a map of a temporary file, say): `None` for a file without imports.
@@ -876,7 +880,7 @@ impl Resolver {
     /// pass makes it, a file's in the order of its imports, so that a caller can write them
     /// away instead of holding them all.
     pub fn resolve_imports_into(&mut self, imports: &dyn ImportSource, sink: &mut dyn FnMut(Edge)) {
-        self.resolve_imports_with(imports, sink, None);
+        self.resolve_imports_with(imports, sink, None, None);
     }
 
     /// [`Resolver::resolve_imports_into`] that also hands each file's final import table to
@@ -885,18 +889,21 @@ impl Resolver {
     /// a source to read them back from ([`Resolver::with_import_tables_from`]) before it
     /// resolves anything else. With `reach`, the files each table reaches directly are handed
     /// out as well, and must be given back the same way ([`Resolver::with_reach_from`]).
-    /// Returns whether the tables were handed out (a patchable resolver keeps its own and
-    /// never calls `tables` or `reach`).
+    /// With `passes`, each pass before the last keeps the tables it makes, for the next pass to
+    /// read, in what `passes` makes (instead of on the heap). Returns whether the tables were
+    /// handed out (a patchable resolver keeps its own and never calls `tables`, `reach` or
+    /// `passes`).
     pub fn resolve_imports_paged(
         &mut self,
         imports: &dyn ImportSource,
         sink: &mut dyn FnMut(Edge),
         tables: TableOut<'_>,
         reach: Option<ReachOut<'_>>,
+        passes: Option<PassTablesOut<'_>>,
     ) -> bool {
         let paged = !self.patchable();
         let out = paged.then_some((tables, reach));
-        self.resolve_imports_with(imports, sink, out);
+        self.resolve_imports_with(imports, sink, out, passes.filter(|_| paged));
         paged
     }
 
@@ -913,6 +920,7 @@ impl Resolver {
         imports: &dyn ImportSource,
         sink: &mut dyn FnMut(Edge),
         tables: Option<(TableOut<'_>, Option<ReachOut<'_>>)>,
+        mut passes: Option<PassTablesOut<'_>>,
     ) {
         self.tables_changed();
         if self.patchable() {
@@ -925,9 +933,10 @@ impl Resolver {
             });
         }
         for _ in 1..IMPORT_PASSES {
-            self.resolve_imports_once(imports, None, None);
+            let pass = passes.as_mut().and_then(|make| make());
+            self.resolve_imports_once(imports, None, None, pass);
         }
-        self.resolve_imports_once(imports, Some(sink), tables);
+        self.resolve_imports_once(imports, Some(sink), tables, None);
         // Imported names: where the last pass looked them up (for the patcher only).
         if self.patchable() {
             imports.for_each_file(&mut |file_imports| {
@@ -1003,13 +1012,14 @@ impl Resolver {
     /// last pass (`sink` given) makes edges and the files each file's imports reach: the
     /// earlier passes' would be thrown away. With `tables`, the last pass hands each file's
     /// table out as soon as it is made and keeps none. A resolver that is never patched keeps
-    /// an earlier pass's tables as bytes ([`crate::pages::HeldTables`]), which the next pass
-    /// decodes as it looks them up.
+    /// an earlier pass's tables as bytes, in `pass` or else on the heap
+    /// ([`crate::pages::HeldTables`]), which the next pass decodes as it looks them up.
     fn resolve_imports_once(
         &mut self,
         imports: &dyn ImportSource,
         mut sink: Option<&mut dyn FnMut(Edge)>,
         tables: Option<(TableOut<'_>, Option<ReachOut<'_>>)>,
+        pass: Option<Box<dyn crate::pages::PassTables>>,
     ) {
         let (mut tables, reach) = tables.unzip();
         let mut reach = reach.flatten();
@@ -1131,7 +1141,8 @@ impl Resolver {
             }
         };
         let this = &*self;
-        let mut held = (!is_last && !this.patchable()).then(crate::pages::HeldTables::default);
+        let mut held: Option<Box<dyn crate::pages::PassTables>> = (!is_last && !this.patchable())
+            .then(|| pass.unwrap_or_else(|| Box::new(crate::pages::HeldTables::default())));
         imports.for_each_file(&mut |file_imports| {
             for imp in file_imports {
                 each(&mut bindings, imp);
@@ -1157,7 +1168,7 @@ impl Resolver {
         // The tables this pass read are replaced by the ones it made.
         self.import_pages = None;
         if let Some(held) = held {
-            self.import_pages = Some(crate::pages::ImportPages::new(Box::new(held)));
+            self.import_pages = Some(crate::pages::ImportPages::new(held.finish()));
         }
         if !is_last {
             self.bindings = bindings;
