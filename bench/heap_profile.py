@@ -29,6 +29,7 @@ times slower: s4 takes minutes."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -99,31 +100,23 @@ def parse_massif(path: Path) -> list[dict]:
 def profile(binary: Path, directory: Path, mode: str, out_dir: Path) -> dict:
     home = tempfile.mkdtemp(prefix="sextant-heap-")
     massif_out = out_dir / f"massif-{directory.name}-{mode}.out"
-    edited = directory / ms.EDITED
-    original = ms.corpus("django", False) / "django" / "__init__.py"
-    side = edited.with_name(edited.name + ".sextant-edit")
-    swapped = False
+    env = dict(os.environ, SEXTANT_HOME=home, NO_COLOR="1")
+    full = ["--full"]
     try:
-        env = dict(os.environ, SEXTANT_HOME=home, NO_COLOR="1")
-        full = []
         if mode == "edit":
             first = subprocess.run([str(binary), "index", "--json", str(directory)], env=env,
                                    capture_output=True, text=True)
             if first.returncode != 0:
                 raise SystemExit(f"index of {directory} failed: {first.stderr[-2000:]}")
-            side.write_bytes(original.read_bytes()
-                             + b"\n\ndef sextant_probe():\n    return setup()\n")
-            os.replace(side, edited)
-            swapped = True
-        else:
-            full = ["--full"]
-        env["SEXTANT_LOG"] = "sextant_engine::pipeline=debug"
-        started = datetime.now().astimezone()
-        p = subprocess.run(
-            ["valgrind", "--tool=massif", "--threshold=0.05", "--detailed-freq=1",
-             "--max-snapshots=200", "--time-unit=ms", f"--massif-out-file={massif_out}",
-             str(binary), "index", "--json", *full, str(directory)],
-            env=env, capture_output=True, text=True)
+            full = []
+        with ms.edited(directory) if mode == "edit" else contextlib.nullcontext():
+            env["SEXTANT_LOG"] = "sextant_engine::pipeline=debug"
+            started = datetime.now().astimezone()
+            p = subprocess.run(
+                ["valgrind", "--tool=massif", "--threshold=0.05", "--detailed-freq=1",
+                 "--max-snapshots=200", "--time-unit=ms", f"--massif-out-file={massif_out}",
+                 str(binary), "index", "--json", *full, str(directory)],
+                env=env, capture_output=True, text=True)
         if p.returncode != 0:
             raise SystemExit(f"massif run on {directory} failed: {p.stderr[-2000:]}")
         summary = json.loads(p.stdout)
@@ -134,12 +127,6 @@ def profile(binary: Path, directory: Path, mode: str, out_dir: Path) -> dict:
                 read_over_ms = (stamp - started).total_seconds() * 1000
                 break
     finally:
-        if swapped:
-            try:
-                os.link(original, side)
-            except OSError:
-                shutil.copy2(original, side)
-            os.replace(side, edited)
         shutil.rmtree(home, ignore_errors=True)
     snapshots = [s for s in parse_massif(massif_out) if s["sites"] is not None]
     massif_out.unlink(missing_ok=True)
@@ -180,6 +167,8 @@ def main() -> None:
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is needed (e.g. apt-get install valgrind)")
     binary = Path(args.binary).resolve()
+    commit = subprocess.run(["git", "-C", str(base.ROOT), "rev-parse", "HEAD"],
+                            capture_output=True, text=True).stdout.strip() or None
     out_dir = base.OUT
     out_dir.mkdir(parents=True, exist_ok=True)
     results: dict[str, dict] = {}
@@ -206,8 +195,7 @@ def main() -> None:
         "after_read_rest_slope_mib_per_mb": round(slope, 4) if slope is not None else None,
         "binary_sha256": base.sha256(binary),
         "machine": base.machine_info() | {"loadavg": base.loadavg()},
-        "commit": subprocess.run(["git", "-C", str(base.ROOT), "rev-parse", "HEAD"],
-                                 capture_output=True, text=True).stdout.strip() or None,
+        "commit": commit,
         "date": time.strftime("%Y-%m-%d"),
     }
     out = out_dir / f"heap-profile-{args.mode}.json"

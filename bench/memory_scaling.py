@@ -48,6 +48,7 @@ Options: `--runs N`, `--stages s1,s2`, `--skip-download`, `--limit-mib N`, `--ed
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -305,28 +306,38 @@ def index_once(binary: Path, directory: Path, cgroup: Cgroup | None = None,
 EDITED = Path("django-5.1.4") / "django" / "__init__.py"
 
 
-def index_after_edit(binary: Path, directory: Path) -> dict:
-    """Indexes `directory`, changes `EDITED` in it, and measures the index that follows."""
-    home = tempfile.mkdtemp(prefix="sextant-scaling-")
+@contextlib.contextmanager
+def edited(directory: Path):
+    """`EDITED` in `directory` replaced by a changed copy (a function appended) while inside:
+    a new file in the hard link's place, so the corpus the stage links to is never written; the
+    link is put back afterwards."""
     path = directory / EDITED
     original = corpus("django", False) / "django" / "__init__.py"
     side = path.with_name(path.name + ".sextant-edit")
+    side.write_bytes(original.read_bytes() + b"\n\ndef sextant_probe():\n    return setup()\n")
+    os.replace(side, path)
     try:
-        first = subprocess.run([str(binary), "index", "--json", str(directory)],
-                               env=dict(os.environ, SEXTANT_HOME=home),
-                               capture_output=True, text=True)
-        if first.returncode != 0:
-            raise SystemExit(f"index of {directory} failed: {first.stderr[-2000:]}")
-        # A new file in the link's place: the corpus the stage links to is never written.
-        side.write_bytes(original.read_bytes() + b"\n\ndef sextant_probe():\n    return setup()\n")
-        os.replace(side, path)
-        return index_once(binary, directory, home=home)
+        yield
     finally:
         try:
             os.link(original, side)
         except OSError:
             shutil.copy2(original, side)
         os.replace(side, path)
+
+
+def index_after_edit(binary: Path, directory: Path) -> dict:
+    """Indexes `directory`, changes `EDITED` in it, and measures the index that follows."""
+    home = tempfile.mkdtemp(prefix="sextant-scaling-")
+    try:
+        first = subprocess.run([str(binary), "index", "--json", str(directory)],
+                               env=dict(os.environ, SEXTANT_HOME=home),
+                               capture_output=True, text=True)
+        if first.returncode != 0:
+            raise SystemExit(f"index of {directory} failed: {first.stderr[-2000:]}")
+        with edited(directory):
+            return index_once(binary, directory, home=home)
+    finally:
         shutil.rmtree(home, ignore_errors=True)
 
 
